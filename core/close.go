@@ -1,0 +1,91 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Close ends the loop for good. It runs what was posted before it, then
+// unwinds every fiber still suspended (Suspend returns ErrLoopClosed and the
+// fiber's deferred calls run), ends every fiber goroutine and signal
+// goroutine, and closes the driver: no goroutine of the loop outlives it.
+// Panics raised while unwinding come back joined in the error. A second
+// Close returns nil. Close from inside the loop (a callback or a fiber)
+// returns an error wrapping ErrLoopRunning: Stop the loop, and Close after
+// Run returns.
+func (l *Loop) Close() error {
+	if l.closed {
+		return nil
+	}
+	if !l.entered.CompareAndSwap(false, true) {
+		return fmt.Errorf("%w: Close called while the loop runs (from a callback or another goroutine); Stop it and Close after Run returns", ErrLoopRunning)
+	}
+	defer l.entered.Store(false)
+	l.postMu.Lock()
+	l.postShut = true
+	l.postMu.Unlock()
+	l.enter(l.shutdown)
+	err := l.driver.Close()
+	if err != nil {
+		err = fmt.Errorf("eventloop: closing the %s driver: %w", l.driver.Name(), err)
+	}
+	errs := append(l.closeErrs, err)
+	l.closed = true
+	l.dropReferences()
+	return errors.Join(errs...)
+}
+
+func (l *Loop) shutdown() {
+	// Post's promise: what was accepted runs.
+	for l.postCount.Load() > 0 {
+		f := l.spawn(taskPosts)
+		l.switchTo(f)
+	}
+	l.closing = true
+	l.cbFiber = nil // every fiber that drains now returns at once
+	for f := l.fibers.head; f != nil; f = l.fibers.head {
+		l.switchTo(f)
+		f.stop()
+	}
+	l.loopFiber = nil
+	l.signals.stopAll()
+}
+
+// drainPostsAtClose runs the posts left at Close, one at a time, with the
+// microtasks they queue. A post that suspends is unwound with the others.
+func (l *Loop) drainPostsAtClose() {
+	l.takePosts()
+	for l.callbackQueue.len() > 0 && !l.closing {
+		e := l.callbackQueue.pop()
+		if e.post == nil {
+			continue // a callback of a tick that Stop cut short: it will not run
+		}
+		l.runPost(e.post)
+		for l.microtasks.len() > 0 {
+			t := l.microtasks.pop()
+			if t.f != nil {
+				if t.f.suspended {
+					l.switchTo(t.f)
+				}
+			} else {
+				l.callTask(t.fn)
+			}
+		}
+	}
+}
+
+// release drops every reference the loop holds, so that a closed loop that
+// is still referenced keeps no user closures alive.
+func (l *Loop) dropReferences() {
+	l.slots, l.free = nil, nil
+	l.enableQueue, l.enableDeferQueue = nil, nil
+	l.callbackQueue.reset()
+	l.microtasks.reset()
+	l.timers = nil
+	l.fds = nil
+	l.pool = nil
+	l.mainSusp = nil
+	l.pendingErrs = nil
+	l.closeErrs = nil
+	l.intr = interrupt{}
+}

@@ -1,0 +1,128 @@
+package core_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func newLoop(t *testing.T, opts ...core.Option) *core.Loop {
+	t.Helper()
+	l := core.New(newTimerDriver(), opts...)
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return l
+}
+
+func TestDeferOrderAndMicrotasks(t *testing.T) {
+	l := newLoop(t)
+	var log []string
+	l.Queue(func() { log = append(log, "q0") })
+	l.Defer(func(core.CallbackID) {
+		log = append(log, "d1")
+		l.Queue(func() { log = append(log, "q1") })
+	})
+	l.Defer(func(core.CallbackID) { log = append(log, "d2") })
+	require.NoError(t, l.Run())
+	assert.Equal(t, []string{"q0", "d1", "q1", "d2"}, log)
+	assert.Zero(t, l.Stats().FibersLive)
+}
+
+func TestDelayNeverEarly(t *testing.T) {
+	l := newLoop(t)
+	start := time.Now()
+	var at time.Duration
+	l.Delay(20*time.Millisecond, func(core.CallbackID) { at = time.Since(start) })
+	require.NoError(t, l.Run())
+	assert.GreaterOrEqual(t, at, 20*time.Millisecond)
+}
+
+func TestRepeatAndCancel(t *testing.T) {
+	l := newLoop(t)
+	n := 0
+	l.Repeat(time.Millisecond, func(id core.CallbackID) {
+		n++
+		if n == 3 {
+			l.Cancel(id)
+		}
+	})
+	require.NoError(t, l.Run())
+	assert.Equal(t, 3, n)
+}
+
+func TestSuspendFromMainResumedByTimer(t *testing.T) {
+	l := newLoop(t)
+	s := l.Suspension()
+	l.Delay(time.Millisecond, func(core.CallbackID) { s.Resume(42) })
+	v, err := s.Suspend()
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+}
+
+func TestSuspendFromMainDeadlock(t *testing.T) {
+	l := newLoop(t)
+	l.Defer(func(core.CallbackID) {
+		_, _ = l.Suspension().Suspend()
+	})
+	_, err := l.Suspension().Suspend()
+	require.ErrorIs(t, err, core.ErrDeadlock)
+	assert.Contains(t, err.Error(), "1 fibers suspended")
+	assert.Contains(t, err.Error(), "TestSuspendFromMainDeadlock")
+}
+
+func TestPanicComesOutOfRun(t *testing.T) {
+	l := newLoop(t)
+	id := l.Defer(func(core.CallbackID) { panic("boom") })
+	err := l.Run()
+	var u *core.UncaughtError
+	require.True(t, errors.As(err, &u), "got %v", err)
+	assert.Equal(t, id, u.ID)
+	assert.Equal(t, core.TypeDefer, u.Type)
+	assert.Contains(t, string(u.Stack), "core_test.go")
+	require.NoError(t, l.Run())
+}
+
+func TestCloseUnwindsSuspendedFibers(t *testing.T) {
+	l := core.New(newTimerDriver())
+	unwound := 0
+	var errs []error
+	for range 10 {
+		l.Defer(func(core.CallbackID) {
+			defer func() { unwound++ }()
+			_, err := l.Suspension().Suspend()
+			errs = append(errs, err)
+		})
+	}
+	require.NoError(t, l.Run())
+	assert.Equal(t, 10, l.Stats().FibersLive)
+	require.NoError(t, l.Close())
+	assert.Equal(t, 10, unwound)
+	for _, err := range errs {
+		assert.ErrorIs(t, err, core.ErrLoopClosed)
+	}
+	require.NoError(t, l.Close())
+	assert.ErrorIs(t, l.Run(), core.ErrLoopClosed)
+}
+
+func TestPostFromGoroutineWakesLoop(t *testing.T) {
+	l := newLoop(t)
+	s := l.Suspension()
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		_ = l.Post(func() { s.Resume("posted") })
+	}()
+	l.Repeat(time.Hour, func(core.CallbackID) {}) // keeps the loop blocked
+	v, err := s.Suspend()
+	require.NoError(t, err)
+	assert.Equal(t, "posted", v)
+}

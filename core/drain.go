@@ -1,0 +1,209 @@
+package core
+
+import (
+	"os"
+	"runtime/debug"
+)
+
+// The non-nesting drain rule (section 4 of the design).
+//
+// Exactly one fiber drains the queues: l.cbFiber. When a callback suspends,
+// the loop fiber replaces the callback fiber; resuming the suspended fiber F
+// is a microtask, run by the current callback fiber X, that switches to F.
+// When F's callback returns, F is no longer the callback fiber, so F returns
+// (its task ends and control goes back to X, its resumer) instead of going
+// on with the queues itself. Without the rule F would run the next microtask,
+// resume G inside itself, and so on: N fibers resumed in one tick would nest
+// N deep, and the ones at the bottom of the chain would never be resumed
+// again (leaked goroutines).
+//
+// The check runs after every callback and every microtask and costs one
+// pointer comparison against self, held in a local; l.nesting (the rule
+// switched off, for the core's tests and the bench) is read only when that
+// comparison fails.
+
+// invokeCallbacks runs on the loop fiber: it switches to the callback fiber
+// while anything is queued, replacing the callback fiber whenever it
+// suspends in a callback.
+func (l *Loop) invokeCallbacks() {
+	for (l.microtasks.len() > 0 || l.callbackQueue.len() > 0) && !l.closing {
+		cb := l.cbFiber
+		if cb == nil {
+			cb = l.spawn(taskDrain)
+			l.cbFiber = cb
+		}
+		l.switchTo(cb)
+		if !cb.parked && l.cbFiber == cb {
+			l.cbFiber = nil // it suspended inside a callback: replace it
+		}
+		if l.intr.set {
+			l.invokeInterrupt()
+		}
+	}
+}
+
+// drain is the callback fiber's task: microtasks, then each queued callback
+// followed by the microtasks it queued, then park until the next tick.
+func (l *Loop) drain(self *fiber) {
+	for {
+		if !l.runMicrotasks(self) {
+			return
+		}
+		for l.callbackQueue.len() > 0 {
+			e := l.callbackQueue.pop()
+			if e.post != nil {
+				l.runPost(e.post)
+			} else if c := l.lookup(e.id); c != nil && c.invokable {
+				l.runCallback(c)
+			} else {
+				continue
+			}
+			if l.cbFiber != self && !l.nesting {
+				return // the rule: a resumed fiber does not drain
+			}
+			if self.locals != nil {
+				clear(self.locals)
+			}
+			if l.intr.set {
+				self.park()
+				if l.closing {
+					return
+				}
+			}
+			if !l.runMicrotasks(self) {
+				return
+			}
+		}
+		self.park()
+		if l.closing || l.retiring && l.cbFiber == self {
+			return
+		}
+	}
+}
+
+// runMicrotasks runs the microtask queue dry; false means self must return
+// (the rule, or Close).
+func (l *Loop) runMicrotasks(self *fiber) bool {
+	for l.microtasks.len() > 0 {
+		t := l.microtasks.pop()
+		l.stats.Microtasks++
+		if t.f != nil {
+			if t.f.suspended {
+				l.switchTo(t.f)
+			}
+		} else {
+			l.callTask(t.fn)
+		}
+		if l.cbFiber != self && !l.nesting {
+			return false // the rule
+		}
+		if self.locals != nil {
+			clear(self.locals)
+		}
+		if l.intr.set {
+			self.park()
+			if l.closing {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// runCallback retires a one-shot callback (or re-arms a repeat) before
+// calling it, so that the callback may re-enable, cancel or register freely.
+func (l *Loop) runCallback(c *callback) {
+	l.stats.Callbacks++
+	id, typ := c.id, c.typ
+	switch typ {
+	case TypeDefer, TypeDelay:
+		fn := c.fn
+		l.cancel(c)
+		l.call(fn, id, typ)
+	case TypeRepeat:
+		fn := c.fn
+		// Re-armed now (now + interval), so it never runs twice in a tick.
+		l.disable(c)
+		_ = l.Enable(id)
+		l.call(fn, id, typ)
+	case TypeReadable, TypeWritable:
+		l.callFD(c.fdFn, id, typ, c.fd)
+	case TypeSignal:
+		l.callSignal(c.sigFn, id, c.sig)
+	}
+}
+
+// The call helpers each defer one recover: a panic in user code becomes an
+// *UncaughtError for the error handler (or Run) and the loop goes on.
+
+func (l *Loop) call(fn func(CallbackID), id CallbackID, typ CallbackType) {
+	defer l.recoverTo(id, typ)
+	fn(id)
+}
+
+func (l *Loop) callFD(fn func(CallbackID, int), id CallbackID, typ CallbackType, fd int) {
+	defer l.recoverTo(id, typ)
+	fn(id, fd)
+}
+
+func (l *Loop) callSignal(fn func(CallbackID, os.Signal), id CallbackID, sig os.Signal) {
+	defer l.recoverTo(id, TypeSignal)
+	fn(id, sig)
+}
+
+func (l *Loop) callTask(fn func()) {
+	defer l.recoverTo(0, 0)
+	fn()
+}
+
+func (l *Loop) recoverTo(id CallbackID, typ CallbackType) {
+	if r := recover(); r != nil {
+		l.raise(uncaught(r, id, typ))
+	}
+}
+
+// uncaught wraps a panic value; one that already is an *UncaughtError (a
+// rethrow from a handler or a nested loop) comes out as is.
+func uncaught(r any, id CallbackID, typ CallbackType) *UncaughtError {
+	if u, ok := r.(*UncaughtError); ok {
+		return u
+	}
+	return &UncaughtError{Value: r, ID: id, Type: typ, Stack: debug.Stack()}
+}
+
+// raise hands an uncaught error to the error handler, in a fiber of its own
+// (it may suspend), or, without a handler, to main: it overrides any pending
+// interrupt, since hiding an error is worse than losing a value.
+func (l *Loop) raise(err error) {
+	if l.closing {
+		l.closeErrs = append(l.closeErrs, err)
+		return
+	}
+	if l.errHandler == nil {
+		l.intr.set = true
+		l.intr.uncaught = err
+		return
+	}
+	f := l.spawn(taskHandler)
+	f.arg = err
+	l.switchTo(f)
+}
+
+// handle is the error-handler fiber's task. A panic in the handler comes out
+// of Run.
+func (l *Loop) handle(f *fiber) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.intr.set = true
+			l.intr.uncaught = uncaught(r, 0, 0)
+		}
+	}()
+	if h := l.errHandler; h != nil {
+		h(f.arg)
+	} else {
+		// The handler was removed while this error waited: nobody else can
+		// be told.
+		l.intr.set = true
+		l.intr.uncaught = f.arg
+	}
+}

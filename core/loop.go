@@ -1,0 +1,175 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Loop is a single-threaded event loop. All methods but Post must be called
+// from the goroutine that runs the loop (or, before Run, from the one that
+// will): a callback, a microtask, a fiber, or main between runs.
+type Loop struct {
+	driver Driver
+
+	// Callbacks live in a table indexed by the low bits of their id.
+	slots   []*callback
+	free    []uint32
+	nextSeq uint64 // sequence part of the next id
+	live    int    // enabled and referenced callbacks: Run goes on while > 0
+
+	enableQueue      []queued // timers, fds and signals to activate next tick
+	enableDeferQueue []queued // defers to run next tick, in order of enabling
+	callbackQueue    ring[entry]
+	microtasks       ring[task]
+
+	timers   timerHeap
+	timerSeq uint64
+	epoch    time.Time // monotonic base of every deadline
+
+	fds      []fdState // indexed by fd
+	watching int       // fds registered with the driver
+	events   []Event
+
+	signals signalTable
+
+	// Posts are the only state touched by other goroutines.
+	postMu    sync.Mutex
+	posts     []func()
+	postSpare []func()
+	postCount atomic.Int64 // posted and not yet run: keeps Run going
+	sleeping  atomic.Bool  // the loop is in (or about to enter) a blocking Wait
+	postShut  bool         // guarded by postMu: Close has begun
+
+	// Fibers.
+	cur         *fiber // running fiber; nil is main
+	loopFiber   *fiber // runs ticks; nil when no run is in progress
+	cbFiber     *fiber // the one fiber that drains the queues (section 4 of the design)
+	pool        []*fiber
+	poolMax     int
+	fibers      fiberList // every fiber goroutine, pooled or not
+	nextFiber   uint64
+	nesting     bool // the drain rule switched off: tests and the bench only
+	mainSusp    *Suspension
+	fibersLive  int // fibers with a task in progress (not parked in the pool)
+	entered     atomic.Bool
+	intr        interrupt
+	stopped     bool
+	idle        bool
+	retiring    bool // the loop fiber asks the idle callback fiber to go to the pool
+	closing     bool
+	closed      bool
+	closeErrs   []error
+	pendingErrs []error
+	errHandler  func(error)
+	trace       bool
+
+	stats Stats
+}
+
+// interrupt is what the loop fiber hands back to main: the value or error a
+// main suspension was resumed with, or an uncaught error.
+type interrupt struct {
+	set      bool
+	val      any
+	err      error
+	uncaught error
+}
+
+// Stats are plain counters, read at the moment of the call.
+type Stats struct {
+	Ticks, Callbacks, Microtasks, FibersStarted uint64
+	// FibersLive counts fibers that are running or suspended, the loop's own
+	// loop and callback fibers included; fibers parked for reuse are not
+	// live. After Run returns with nothing suspended it is 0.
+	FibersLive int
+	// MaxResumeDepth is the deepest resume chain seen (see ResumeDepth).
+	MaxResumeDepth int
+	// FiberGoroutines counts the goroutines behind fibers, pooled ones
+	// included; Close ends them all.
+	FiberGoroutines int
+}
+
+// Option configures a Loop.
+type Option func(*Loop)
+
+// WithFiberPool sets how many finished fibers are kept for reuse (default
+// 256). Creating a fiber costs a goroutine and a few allocations; reusing one
+// costs nothing. 0 disables the pool.
+func WithFiberPool(n int) Option {
+	return func(l *Loop) {
+		if n < 0 {
+			n = 0
+		}
+		l.poolMax = n
+	}
+}
+
+// WithTracing records where each callback was created, so that the deadlock
+// error can say which callbacks and fibers were left.
+func WithTracing() Option { return func(l *Loop) { l.trace = true } }
+
+// New returns a loop on driver d. The loop owns d: Close closes it.
+func New(d Driver, opts ...Option) *Loop {
+	if d == nil {
+		panic("eventloop: New called with a nil Driver")
+	}
+	l := &Loop{
+		driver:  d,
+		poolMax: 256,
+		epoch:   time.Now(),
+		events:  make([]Event, 256),
+	}
+	for _, o := range opts {
+		o(l)
+	}
+	return l
+}
+
+// Driver returns the loop's driver.
+func (l *Loop) Driver() Driver { return l.driver }
+
+// now is the monotonic time since the loop was made, in nanoseconds.
+func (l *Loop) now() int64 { return int64(time.Since(l.epoch)) }
+
+// Stop makes Run return at the end of the current tick.
+func (l *Loop) Stop() { l.stopped = true }
+
+// IsRunning reports whether a run is in progress: the loop fiber is running
+// or is suspended because main was resumed (or an uncaught error came out of
+// Run) in the middle of a tick.
+func (l *Loop) IsRunning() bool { return l.loopFiber != nil }
+
+// SetErrorHandler sets the function that receives every *UncaughtError; nil
+// removes it, and uncaught errors then come out of Run.
+func (l *Loop) SetErrorHandler(h func(err error)) { l.errHandler = h }
+
+// ErrorHandler returns the error handler, or nil.
+func (l *Loop) ErrorHandler() func(err error) { return l.errHandler }
+
+// FiberID identifies the running fiber: 0 is main; every fiber gets a new
+// number, a reused goroutine included.
+func (l *Loop) FiberID() uint64 {
+	if l.cur == nil {
+		return 0
+	}
+	return l.cur.id
+}
+
+// ResumeDepth is the number of fibers on the current resume chain: main 0,
+// the loop fiber 1, the callback fiber 2, a fiber resumed from a callback 3.
+// With the drain rule it never exceeds a small constant.
+func (l *Loop) ResumeDepth() int {
+	if l.cur == nil {
+		return 0
+	}
+	return l.cur.depth
+}
+
+// Stats returns the loop's counters.
+func (l *Loop) Stats() Stats {
+	s := l.stats
+	s.FibersLive = l.fibersLive
+	s.FiberGoroutines = l.fibers.n
+	return s
+}

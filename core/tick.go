@@ -1,0 +1,186 @@
+package core
+
+import "time"
+
+// loopTask is the loop fiber: it runs ticks until Stop, or until no enabled
+// referenced callback (nor post) is left. Main switches to it from Run or a
+// main Suspend; it parks to hand main an interrupt (a resumed main
+// suspension, or an uncaught error) and carries on when main comes back.
+func (l *Loop) loopTask() {
+	l.stopped = false
+	l.invokeCallbacks()
+	for !l.stopped && !l.closing {
+		if l.intr.set {
+			l.invokeInterrupt()
+			continue
+		}
+		if l.isEmpty() {
+			break
+		}
+		previousIdle := l.idle
+		l.idle = true
+		l.tick(previousIdle)
+		l.invokeCallbacks()
+	}
+	l.retireCallbackFiber()
+	l.loopFiber = nil
+}
+
+func (l *Loop) isEmpty() bool { return l.live == 0 && l.postCount.Load() == 0 }
+
+// invokeInterrupt parks the loop fiber, handing l.intr to main.
+func (l *Loop) invokeInterrupt() { l.cur.park() }
+
+// tick is one turn of the loop, as Revolt's AbstractDriver::tick: activate
+// what was enabled during the last tick, queue the defers, and wait for I/O,
+// signals and timers — blocking only if the previous tick was idle.
+func (l *Loop) tick(previousIdle bool) {
+	l.stats.Ticks++
+	l.activate()
+	for _, q := range l.enableDeferQueue {
+		if c := l.lookup(q.id); c != nil && c.enq == q.enq {
+			c.enq++
+			c.invokable = true
+			l.enqueue(c)
+		}
+	}
+	clear(l.enableDeferQueue)
+	l.enableDeferQueue = l.enableDeferQueue[:0]
+	l.takePosts()
+	l.flushErrors()
+
+	blocking := previousIdle && !l.stopped && !l.isEmpty()
+	if blocking {
+		l.invokeCallbacks()
+		if len(l.enableDeferQueue) > 0 || len(l.enableQueue) > 0 || l.stopped || l.closing || l.isEmpty() {
+			blocking = false
+		}
+	}
+	l.dispatch(blocking)
+}
+
+// activate makes what was enabled since the last tick active: timers into
+// the heap, watchers onto their fd, signal watchers onto their signal.
+func (l *Loop) activate() {
+	q := l.enableQueue
+	for i := range q {
+		c := l.lookup(q[i].id)
+		if c == nil || c.enq != q[i].enq {
+			continue // disabled, re-enabled later in the queue, or cancelled
+		}
+		c.enq++
+		c.active = true
+		c.invokable = true
+		switch c.typ {
+		case TypeDelay, TypeRepeat:
+			l.timerSeq++
+			c.seq = l.timerSeq
+			l.timers.push(c)
+		case TypeReadable, TypeWritable:
+			l.activateFD(c)
+		case TypeSignal:
+			l.activateSignal(c)
+		}
+	}
+	clear(q)
+	l.enableQueue = q[:0]
+}
+
+func (l *Loop) deactivate(c *callback) {
+	c.active = false
+	switch c.typ {
+	case TypeDelay, TypeRepeat:
+		if c.heapIdx >= 0 {
+			l.timers.remove(c)
+		}
+	case TypeReadable, TypeWritable:
+		l.deactivateFD(c)
+	case TypeSignal:
+		l.deactivateSignal(c)
+	}
+}
+
+func (l *Loop) enqueue(c *callback) {
+	l.callbackQueue.push(entry{id: c.id})
+	l.idle = false
+}
+
+// dispatch queues what is ready: signals, then fds, then expired timers (the
+// order of Revolt's StreamSelectDriver). It calls the driver only if an fd
+// is watched or the tick may block: a busy loop without fds makes no
+// syscall.
+func (l *Loop) dispatch(blocking bool) {
+	if l.dispatchSignals() {
+		blocking = false
+	}
+	var timeout time.Duration
+	if blocking {
+		timeout = l.timeout()
+	}
+	if l.watching > 0 || timeout != 0 {
+		if timeout != 0 {
+			l.sleeping.Store(true)
+			// A post or signal that came before the flag was set did not wake
+			// the driver: do not block past it.
+			if l.postCount.Load() > 0 || l.signals.flag.Load() {
+				timeout = 0
+			}
+		}
+		n, err := l.driver.Wait(l.events, timeout)
+		l.sleeping.Store(false)
+		if err != nil {
+			// A driver that cannot wait cannot run the loop; say so once
+			// instead of spinning.
+			l.stopped = true
+			l.raise(&UncaughtError{Value: err})
+			return
+		}
+		l.dispatchEvents(l.events[:n])
+		l.dispatchSignals()
+	}
+	if len(l.timers) > 0 {
+		now := l.now()
+		for len(l.timers) > 0 && l.timers[0].deadline <= now {
+			c := l.timers[0]
+			l.timers.remove(c)
+			c.active = false
+			l.enqueue(c)
+		}
+	}
+	l.flushErrors()
+}
+
+// timeout is how long the tick may block: until the next timer, or forever.
+func (l *Loop) timeout() time.Duration {
+	if len(l.timers) == 0 {
+		return -1
+	}
+	d := time.Duration(l.timers[0].deadline - l.now())
+	if d <= 0 {
+		return 0
+	}
+	return d
+}
+
+// retireCallbackFiber sends the idle callback fiber to the pool when a run
+// ends, so that no fiber stays live between runs.
+func (l *Loop) retireCallbackFiber() {
+	cb := l.cbFiber
+	if cb == nil || l.closing || !cb.parked {
+		return
+	}
+	l.retiring = true
+	l.switchTo(cb)
+	l.retiring = false
+	l.cbFiber = nil
+}
+
+// flushErrors reports the fd errors found while activating or dispatching.
+func (l *Loop) flushErrors() {
+	for len(l.pendingErrs) > 0 {
+		err := l.pendingErrs[0]
+		l.pendingErrs = l.pendingErrs[1:]
+		l.raise(err)
+	}
+	l.pendingErrs = nil
+}
