@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"time"
@@ -155,7 +156,7 @@ func (l *Loop) timer(typ CallbackType, method string, d time.Duration, fn func(C
 	c := l.add(typ)
 	c.fn = fn
 	c.interval = d
-	c.deadline = l.now() + int64(d)
+	c.deadline = l.deadline(d)
 	l.queueEnable(c)
 	return c.id
 }
@@ -226,7 +227,7 @@ func (l *Loop) Enable(id CallbackID) error {
 		l.live++
 	}
 	if c.typ == TypeDelay || c.typ == TypeRepeat {
-		c.deadline = l.now() + int64(c.interval)
+		c.deadline = l.deadline(c.interval)
 	}
 	l.queueEnable(c)
 	return nil
@@ -346,4 +347,14 @@ func (l *Loop) find(id CallbackID) (*callback, error) {
 		return nil, &InvalidCallbackError{ID: id}
 	}
 	return c, nil
+}
+
+// deadline is now + d, saturated: a timer of a few centuries never fires,
+// rather than overflowing into the past and firing at once.
+func (l *Loop) deadline(d time.Duration) int64 {
+	now := l.now()
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
 }

@@ -1,0 +1,5 @@
+//go:build eventloop_epoll
+
+package eventloop_test
+
+const wantTag = "epoll"

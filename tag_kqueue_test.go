@@ -1,0 +1,5 @@
+//go:build eventloop_kqueue
+
+package eventloop_test
+
+const wantTag = "kqueue"

@@ -1,0 +1,5 @@
+//go:build eventloop_netpoll && !eventloop_stream && !eventloop_epoll && !eventloop_kqueue
+
+package eventloop
+
+const tagDriver = "netpoll"

@@ -1,0 +1,5 @@
+//go:build eventloop_netpoll
+
+package eventloop_test
+
+const wantTag = "netpoll"

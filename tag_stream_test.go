@@ -1,0 +1,5 @@
+//go:build eventloop_stream
+
+package eventloop_test
+
+const wantTag = "stream"
