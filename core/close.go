@@ -42,6 +42,9 @@ func (l *Loop) shutdown() {
 		l.switchTo(f)
 	}
 	l.closing = true
+	if l.awaitCancel != nil {
+		l.awaitCancel()
+	}
 	l.cbFiber = nil // every fiber that drains now returns at once
 	for f := l.fibers.head; f != nil; f = l.fibers.head {
 		l.switchTo(f)
@@ -49,6 +52,7 @@ func (l *Loop) shutdown() {
 	}
 	l.loopFiber = nil
 	l.signals.stopAll()
+	l.awaitWG.Wait()
 }
 
 // drainPostsAtClose runs the posts left at Close, one at a time, with the

@@ -63,6 +63,10 @@ type Loop struct {
 	pendingErrs []error
 	errHandler  func(error)
 	trace       bool
+	mainLocals  map[any]any
+	once        bool // RunOnce: end the run after one tick
+	noWait      bool // RunOnce(false): that tick must not block
+	awaitState
 
 	stats Stats
 }

@@ -89,3 +89,15 @@ func threadLocked() bool {
 	}
 	return bytes.Contains(head, []byte("locked to thread"))
 }
+
+// RunOnce runs a single tick, for embedding the loop in another one (whose
+// poller can watch the driver's Fd, where it has one). With wait it may
+// block until something is ready, as a tick of Run may; without, it only
+// polls. It reports whether anything keeps the loop alive, and returns what
+// Run would.
+func (l *Loop) RunOnce(wait bool) (alive bool, err error) {
+	l.once, l.noWait = true, !wait
+	defer func() { l.once, l.noWait = false, false }()
+	err = l.Run()
+	return !l.isEmpty(), err
+}

@@ -17,7 +17,8 @@ type Suspension struct {
 	f       *fiber // nil: main
 	fid     uint64 // f.id when taken: a pooled goroutine is a new fiber
 	pending bool
-	dead    bool // a main suspension that an uncaught error ended
+	dead    bool   // a main suspension that an uncaught error ended
+	epoch   uint64 // counts Suspend calls, so a late cancellation finds nothing
 }
 
 // Suspension returns the current fiber's suspension: the same value for as
@@ -58,6 +59,7 @@ func (s *Suspension) Suspend() (any, error) {
 		panic("eventloop: Suspend called from a fiber other than the one that took the Suspension")
 	}
 	s.pending = true
+	s.epoch++
 	f.suspended = true
 	for {
 		f.yield(struct{}{})
@@ -97,6 +99,7 @@ func (s *Suspension) suspendMain() (any, error) {
 	}
 	defer l.entered.Store(false)
 	s.pending = true
+	s.epoch++
 	var intr interrupt
 	var deadlock error
 	l.enter(func() {

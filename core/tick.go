@@ -21,12 +21,17 @@ func (l *Loop) loopTask() {
 		l.idle = true
 		l.tick(previousIdle)
 		l.invokeCallbacks()
+		if l.once {
+			break
+		}
 	}
 	l.retireCallbackFiber()
 	l.loopFiber = nil
 }
 
-func (l *Loop) isEmpty() bool { return l.live == 0 && l.postCount.Load() == 0 }
+func (l *Loop) isEmpty() bool {
+	return l.live == 0 && l.awaiting == 0 && l.postCount.Load() == 0
+}
 
 // invokeInterrupt parks the loop fiber, handing l.intr to main.
 func (l *Loop) invokeInterrupt() { l.cur.park() }
@@ -49,7 +54,7 @@ func (l *Loop) tick(previousIdle bool) {
 	l.takePosts()
 	l.flushErrors()
 
-	blocking := previousIdle && !l.stopped && !l.isEmpty()
+	blocking := (previousIdle || l.once) && !l.stopped && !l.isEmpty() && !l.noWait
 	if blocking {
 		l.invokeCallbacks()
 		if len(l.enableDeferQueue) > 0 || len(l.enableQueue) > 0 || l.stopped || l.closing || l.isEmpty() {

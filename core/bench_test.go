@@ -1,0 +1,196 @@
+package core_test
+
+import (
+	"iter"
+	"testing"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// Benchmarks of the scheduler's hot path, with the floors they are judged
+// against (a closure FIFO, an iter.Pull round trip). No fd is watched, so no
+// tick makes a syscall unless it has to block.
+
+func benchLoop(b *testing.B) *core.Loop {
+	l := core.New(newTimerDriver())
+	b.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+// BenchmarkFloorClosureFIFO: calling a closure taken from a slice FIFO.
+func BenchmarkFloorClosureFIFO(b *testing.B) {
+	q := make([]func(), 0, 1024)
+	n := 0
+	fn := func() { n++ }
+	b.ReportAllocs()
+	for b.Loop() {
+		q = append(q, fn)
+		f := q[0]
+		q = q[1:]
+		if len(q) == 0 {
+			q = q[:0:cap(q)]
+		}
+		f()
+	}
+}
+
+// BenchmarkFloorPullRoundTrip: one switch into a coroutine and back.
+func BenchmarkFloorPullRoundTrip(b *testing.B) {
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		for yield(struct{}{}) {
+		}
+	})
+	defer stop()
+	b.ReportAllocs()
+	for b.Loop() {
+		next()
+	}
+}
+
+// BenchmarkMicrotask: b.N microtasks, each queueing the next.
+func BenchmarkMicrotask(b *testing.B) {
+	l := benchLoop(b)
+	n := b.N
+	var fn func()
+	fn = func() {
+		if n--; n > 0 {
+			l.Queue(fn)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	l.Queue(fn)
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkDefer: b.N defers, each deferring the next (a tick each).
+func BenchmarkDefer(b *testing.B) {
+	l := benchLoop(b)
+	n := b.N
+	var fn func(core.CallbackID)
+	fn = func(core.CallbackID) {
+		if n--; n > 0 {
+			l.Defer(fn)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	l.Defer(fn)
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkDelayZero: b.N zero delays, each arming the next.
+func BenchmarkDelayZero(b *testing.B) {
+	l := benchLoop(b)
+	n := b.N
+	var fn func(core.CallbackID)
+	fn = func(core.CallbackID) {
+		if n--; n > 0 {
+			l.Delay(0, fn)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	l.Delay(0, fn)
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSuspendResumeQueued: one fiber suspended and resumed b.N times,
+// each resume queued as a microtask from the fiber itself before it suspends.
+func BenchmarkSuspendResumeQueued(b *testing.B) {
+	l := benchLoop(b)
+	n := b.N
+	l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		resume := func() { s.Resume(nil) }
+		for range n {
+			l.Queue(resume)
+			if _, err := s.Suspend(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSuspendResumeDeferred: the same, resumed by a Defer (a tick per
+// cycle).
+func BenchmarkSuspendResumeDeferred(b *testing.B) {
+	l := benchLoop(b)
+	n := b.N
+	l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		resume := func(core.CallbackID) { s.Resume(nil) }
+		for range n {
+			l.Defer(resume)
+			if _, err := s.Suspend(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSuspendResumeMain: main suspended and resumed by a queued
+// microtask (the upstream script's shape), b.N times.
+func BenchmarkSuspendResumeMain(b *testing.B) {
+	l := benchLoop(b)
+	s := l.Suspension()
+	resume := func() { s.Resume(nil) }
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Queue(resume)
+		if _, err := s.Suspend(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// Benchmark1000FibersOneTick: 1000 fibers suspend and are resumed in one
+// tick; ns/op is per round of 1000.
+func Benchmark1000FibersOneTick(b *testing.B) {
+	l := benchLoop(b)
+	const n = 1000
+	susp := make([]*core.Suspension, n)
+	body := func(i int) func(core.CallbackID) {
+		return func(core.CallbackID) {
+			susp[i] = l.Suspension()
+			_, _ = susp[i].Suspend()
+		}
+	}
+	bodies := make([]func(core.CallbackID), n)
+	for i := range bodies {
+		bodies[i] = body(i)
+	}
+	resumeAll := func(core.CallbackID) {
+		for _, s := range susp {
+			s.Resume(nil)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, fn := range bodies {
+			l.Defer(fn)
+		}
+		l.Defer(resumeAll)
+		if err := l.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

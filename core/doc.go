@@ -1,0 +1,70 @@
+// Package core is the scheduler of revoltgo/eventloop: a single-threaded
+// event loop with fibers, with the semantics of the PHP event loop Revolt,
+// written once over a narrow Driver seam (driver.go) that reports fd
+// readiness and can be woken.
+//
+// # What it guarantees
+//
+//   - Callbacks registered or enabled in a tick become active at the start
+//     of the next tick, never in the tick they were enabled. Defers run in
+//     order of enabling; timers due at the same instant run in the order
+//     they were armed; a repeat timer is re-armed (now + interval) before its
+//     callback runs, so it never runs twice in one tick. Deadlines count from
+//     the Delay, Repeat or Enable call on a monotonic clock; no timer fires
+//     early.
+//   - All microtasks (Queue, and every Resume) run after every callback and
+//     before the first one.
+//   - Run returns when no enabled referenced callback, post or Await is
+//     left, or after Stop.
+//   - A panic in a callback, microtask or post becomes an *UncaughtError:
+//     the error handler gets it in a fiber of its own (it may suspend);
+//     without one Run (or a main Suspend) returns it and the loop stays
+//     usable. A panic in the handler comes out of Run.
+//   - Every callback runs in a fiber and may suspend (Suspension). Exactly
+//     one fiber drains the queues: a resumed fiber returns to its resumer
+//     when its callback ends (the non-nesting drain rule, drain.go), so
+//     however many fibers are resumed in a tick, the resume chain stays three
+//     deep and no fiber is left parked.
+//   - Close unwinds every suspended fiber (Suspend returns ErrLoopClosed and
+//     deferred calls run), runs what was posted, cancels and waits for
+//     Await calls, stops the signal goroutines and closes the driver: no
+//     goroutine of the loop outlives it.
+//   - fd callbacks are level-triggered. An fd closed while watched, or one
+//     the driver refuses, never hangs or spins the loop: its watchers are
+//     disabled and an *UncaughtError wrapping an *FDError that names the fd
+//     and the callback ids reaches the handler or Run.
+//
+// # Threading
+//
+// A loop belongs to one goroutine at a time; only Post is safe from others.
+// Fibers are coroutines on the runtime's coroutine switch (iter.Pull): a
+// switch costs about as much as a function call into another stack, and
+// exactly one fiber runs at a time. Run may be called from goroutines locked
+// to their OS thread (GUI and cgo main threads) and from unlocked ones, one
+// after the other: the runtime forbids switching to a coroutine from another
+// thread-lock state than it was made in, so a locked caller's fibers are
+// switched from an unlocked helper goroutine for the length of the call (see
+// Loop.enter). Code running in a fiber must not stay locked to its thread
+// across a Suspend.
+//
+// # Misuse
+//
+// Programmer errors panic with a message that names the problem: a negative
+// duration or fd, a nil func, Resume or Throw on a suspension that is not
+// suspended, Suspend twice or from another fiber, a registration after
+// Close. Inside a callback such a panic is routed like any other. Unknown
+// ids: Enable, Reference, Type, IsEnabled and IsReferenced return an
+// *InvalidCallbackError; Disable, Cancel and Unreference ignore them.
+// After Close, Run, Post, OnSignal, Enable and Reference return
+// ErrLoopClosed; Close from inside the loop returns an error wrapping
+// ErrLoopRunning.
+//
+// # Go additions to Revolt's API
+//
+// Await runs a blocking Go function on a goroutine while the fiber (or main)
+// waits; Suspension.SuspendContext ends a suspension with its context;
+// FiberLocal keeps a value per fiber; RunOnce runs a single tick for
+// embedding in another loop; WithTracing records where callbacks were
+// created, for the deadlock error; Stats counts ticks, callbacks,
+// microtasks and fibers.
+package core
