@@ -1,0 +1,19 @@
+// Package fdcheck is what the epoll and netpoll drivers share to notice a
+// registered fd that was closed behind their back.
+//
+// Neither mechanism reports such a close. epoll(7) drops the registration
+// of a file whose last descriptor is closed ("Will closing a file descriptor
+// cause it to be removed from all epoll interest lists?", Q6 in its man
+// page) and says nothing; the netpoll driver watches a dup, which keeps the
+// file open, so its poller never sees the close either. Both drivers
+// therefore re-validate their registrations now and then (a Sweep), and
+// compare an fd's identity (Identify) with the one it had when registered.
+//
+// The sweep costs nothing per event: a driver consults the clock only before
+// a Wait that would block (or on every 256th poll), and caps a blocking Wait
+// at the next sweep only while it has registrations. The interval between
+// sweeps starts at MinInterval after any activity and doubles on every idle
+// sweep up to MaxInterval, so an idle process wakes at most once a second,
+// and never falls below 100 times the cost of the last sweep, so that
+// sweeping thousands of fds costs at most about 1% of the loop's time.
+package fdcheck

@@ -1,0 +1,49 @@
+//go:build !unix
+
+package netpoll
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// Driver is a core.Driver over the Go runtime's netpoller; here, without
+// Unix file descriptors, every method fails.
+type Driver struct{}
+
+var errUnsupported = fmt.Errorf("netpoll: %w", errors.ErrUnsupported)
+
+// New returns an error matching errors.ErrUnsupported.
+func New() (*Driver, error) { return nil, errUnsupported }
+
+// Name returns "netpoll".
+func (d *Driver) Name() string { return "netpoll" }
+
+// Resolution returns a millisecond.
+func (d *Driver) Resolution() time.Duration { return time.Millisecond }
+
+// Register fails with errors.ErrUnsupported.
+func (d *Driver) Register(int, core.Token, core.Interest) error { return errUnsupported }
+
+// Modify fails with errors.ErrUnsupported.
+func (d *Driver) Modify(int, core.Token, core.Interest) error { return errUnsupported }
+
+// Deregister fails with errors.ErrUnsupported.
+func (d *Driver) Deregister(int) error { return errUnsupported }
+
+// Wait fails with errors.ErrUnsupported.
+func (d *Driver) Wait([]core.Event, time.Duration) (int, error) { return 0, errUnsupported }
+
+// Wakeup fails with errors.ErrUnsupported.
+func (d *Driver) Wakeup() error { return errUnsupported }
+
+// Close fails with errors.ErrUnsupported.
+func (d *Driver) Close() error { return errUnsupported }
+
+var (
+	_ core.Driver         = (*Driver)(nil)
+	_ core.WaitResolution = (*Driver)(nil)
+)
