@@ -47,6 +47,9 @@ func Run(t *testing.T, newDriver func() (core.Driver, error)) {
 		for _, c := range DriverCases() {
 			t.Run(c.Name, func(t *testing.T) { runDriverCase(t, newDriver, c) })
 		}
+		for _, c := range driverFactoryCases() {
+			t.Run(c.Name, func(t *testing.T) { runDriverFactoryCase(t, newDriver, c) })
+		}
 	})
 }
 
@@ -57,6 +60,7 @@ func LoopCases() []Case {
 		nestingCases(),
 		driverTestCases(),
 		driverOrderCases(),
+		driverIOCases(),
 		driverTimerCases(),
 		driverErrorCases(),
 		eventLoopTestCases(),
@@ -70,7 +74,9 @@ func LoopCases() []Case {
 // DriverCases lists every driver-level case, in a stable order.
 func DriverCases() []DriverCase {
 	var all []DriverCase
-	for _, group := range [][]DriverCase{} {
+	for _, group := range [][]DriverCase{
+		driverContractCases(),
+	} {
 		all = append(all, group...)
 	}
 	return all

@@ -20,17 +20,24 @@ import (
 // matching fs.ErrExist if fd is already registered. Modify replaces (never
 // unions) the interest and token of a registered fd; fs.ErrNotExist if fd is
 // not registered. An interest of 0 is valid for Register and Modify: the fd
-// stays registered but reports nothing. Deregister forgets fd; the core
+// stays registered but reports nothing and does not make Wait return (a
+// hung-up fd with interest 0 must not spin the loop). Deregister forgets fd; the core
 // calls it before the user closes the fd; fs.ErrNotExist if unknown. A
 // negative fd is rejected with an error. Errors name the syscall
 // (os.NewSyscallError) so that errors.Is works on the errno.
 //
 // Readiness is level-triggered: as long as fd is readable and Read is
 // registered, every Wait reports it. Hang-up and error conditions count as
-// readiness for every registered interest. A driver that learns that a
-// registered fd was closed behind its back (POLLNVAL, EBADF) reports an
-// Event with Closed set, once, and forgets the fd; it must never report such
-// an fd as ready forever (a spin) nor silently drop it (a hang).
+// readiness for every registered interest. Regular files are always ready,
+// as poll(2) has them. A registered fd closed behind the driver's back must
+// be reported once, as an Event with Closed set, after which the driver has
+// forgotten it: at once where the kernel says so (POLLNVAL, EBADF), else
+// within a bounded delay that the driver's package doc states (epoll and
+// kqueue drop such an fd silently, so they check). It must never be reported
+// as ready forever (a spin) nor silently dropped (a hang). Until then,
+// Modify and Deregister of such an fd may succeed. Register of a closed fd
+// fails with the syscall's error or reports Closed once. One batch may carry
+// readiness and Closed for the same token; the core handles either order.
 //
 // Tokens are chosen by the core and opaque to the driver: it hands back, in
 // Event.Token, the token of the registration (or of the last Modify). The
@@ -40,9 +47,10 @@ import (
 // Wait fills events (owned by the caller; the driver keeps no reference and
 // must not allocate) and returns how many it filled. timeout < 0 blocks until
 // an event or a Wakeup; 0 polls without blocking; > 0 blocks at most that long,
-// rounded up to the driver's resolution and never down to zero. Returning
-// (0, nil) early is always allowed (the core computes timers itself), so EINTR
-// is never an error. Wakeup makes the current or the next Wait return;
+// rounded up to the driver's resolution and never down to zero. Every fd
+// ready when Wait is called is reported (in this or, when events is full,
+// the following Waits); past that, returning (0, nil) early is always
+// allowed (the core computes timers itself), so EINTR is never an error. Wakeup makes the current or the next Wait return;
 // wakeups coalesce, so a thousand calls cost about one.
 //
 // Close releases every kernel object; afterwards every method, Wakeup

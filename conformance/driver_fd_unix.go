@@ -1,0 +1,305 @@
+//go:build unix
+
+package conformance
+
+import (
+	"errors"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
+)
+
+// dcFds tracks the fds a driver case opens, so that each is closed exactly
+// once: a second close could close an fd that a later open reused.
+type dcFds struct {
+	t    *testing.T
+	open map[int]bool
+}
+
+func dcNewFds(t *testing.T) *dcFds {
+	f := &dcFds{t: t, open: make(map[int]bool)}
+	t.Cleanup(f.closeAll)
+	return f
+}
+
+// pair returns a connected pair of non-blocking stream sockets.
+func (f *dcFds) pair() (a, b int) {
+	f.t.Helper()
+	var p [2]int
+	syscall.ForkLock.RLock()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err == nil {
+		p = [2]int{fds[0], fds[1]}
+		unix.CloseOnExec(p[0])
+		unix.CloseOnExec(p[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		f.t.Fatalf("socketpair: %v", err)
+	}
+	f.adopt(p)
+	return p[0], p[1]
+}
+
+// pipe returns the read and write ends of a non-blocking pipe.
+func (f *dcFds) pipe() (r, w int) {
+	f.t.Helper()
+	var p [2]int
+	syscall.ForkLock.RLock()
+	err := unix.Pipe(p[:])
+	if err == nil {
+		unix.CloseOnExec(p[0])
+		unix.CloseOnExec(p[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		f.t.Fatalf("pipe: %v", err)
+	}
+	f.adopt(p)
+	return p[0], p[1]
+}
+
+func (f *dcFds) adopt(p [2]int) {
+	f.t.Helper()
+	for _, fd := range p {
+		f.open[fd] = true
+		if err := unix.SetNonblock(fd, true); err != nil {
+			f.t.Fatalf("set non-blocking: %v", err)
+		}
+	}
+}
+
+// dupAbove duplicates fd onto the lowest free number >= min.
+func (f *dcFds) dupAbove(fd, min int) int {
+	f.t.Helper()
+	// F_DUPFD_CLOEXEC is missing on AIX; ForkLock covers the gap.
+	syscall.ForkLock.RLock()
+	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD, min)
+	if err == nil {
+		unix.CloseOnExec(nfd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		f.t.Fatalf("fcntl(F_DUPFD, %d): %v", min, err)
+	}
+	f.open[nfd] = true
+	return nfd
+}
+
+func (f *dcFds) close(fd int) {
+	f.t.Helper()
+	if !f.open[fd] {
+		f.t.Fatalf("fd %d closed twice by the case", fd)
+	}
+	delete(f.open, fd)
+	if err := unix.Close(fd); err != nil {
+		f.t.Errorf("close(%d): %v", fd, err)
+	}
+}
+
+func (f *dcFds) closeAll() {
+	for fd := range f.open {
+		unix.Close(fd)
+	}
+	clear(f.open)
+}
+
+func dcWrite(t *testing.T, fd int, p string) {
+	t.Helper()
+	if _, err := unix.Write(fd, []byte(p)); err != nil {
+		t.Fatalf("write(%d): %v", fd, err)
+	}
+}
+
+// dcDrain reads fd until it would block.
+func dcDrain(t *testing.T, fd int) {
+	t.Helper()
+	buf := make([]byte, 64<<10)
+	for {
+		_, err := unix.Read(fd, buf)
+		if err == unix.EAGAIN {
+			return
+		}
+		if err != nil {
+			t.Fatalf("read(%d): %v", fd, err)
+		}
+	}
+}
+
+// dcFill writes to fd until the kernel refuses more, so that fd is no
+// longer writable. Big writes first, then single bytes: a big write can be
+// refused while some room is left.
+func dcFill(t *testing.T, fd int) {
+	t.Helper()
+	for _, size := range []int{64 << 10, 1} {
+		buf := make([]byte, size)
+		for {
+			_, err := unix.Write(fd, buf)
+			if err == unix.EAGAIN {
+				break
+			}
+			if err != nil {
+				t.Fatalf("write(%d): %v", fd, err)
+			}
+		}
+	}
+}
+
+// dcIsOpen reports whether fd refers to an open file.
+func dcIsOpen(fd int) bool {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	return err == nil
+}
+
+// dcNeedFds raises the soft RLIMIT_NOFILE to at least n for the rest of the
+// case, and restores it after. The Go runtime already raises the soft limit
+// to the hard one at startup on most systems; this is for the others. A hard
+// limit below n is the machine's limit, not the driver's: the case is
+// skipped, saying so.
+func dcNeedFds(t *testing.T, n uint64) {
+	t.Helper()
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatalf("getrlimit: %v", err)
+	}
+	if uint64(lim.Cur) >= n {
+		return
+	}
+	if uint64(lim.Max) < n {
+		t.Skipf("needs %d fds; the hard RLIMIT_NOFILE of this machine is %d", n, lim.Max)
+	}
+	old := lim
+	dcSetLimit(&lim.Cur, n)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatalf("setrlimit(RLIMIT_NOFILE, %d): %v", n, err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
+			t.Errorf("restoring RLIMIT_NOFILE: %v", err)
+		}
+	})
+}
+
+// dcSetLimit sets an rlimit field, an int64 on some systems and a uint64
+// on others.
+func dcSetLimit[T int64 | uint64](field *T, n uint64) { *field = T(n) }
+
+// dcCheckWakeupAfterClose makes sure that a closed driver's Wakeup neither
+// succeeds nor writes to a file that reused the number of its old wakeup
+// fd: socketpairs opened now take the lowest free numbers, and a write to
+// either end would make the other readable.
+func dcCheckWakeupAfterClose(t *testing.T, d core.Driver) {
+	t.Helper()
+	f := dcNewFds(t)
+	var ends []int
+	for range 4 {
+		a, b := f.pair()
+		ends = append(ends, a, b)
+	}
+	for range 100 {
+		if err := d.Wakeup(); !errors.Is(err, core.ErrClosed) {
+			t.Fatalf("Wakeup after Close: %v, want an error matching core.ErrClosed", err)
+		}
+	}
+	fds := make([]unix.PollFd, len(ends))
+	for i, fd := range ends {
+		fds[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	}
+	n, err := unix.Poll(fds, 0)
+	if err != nil && err != unix.EINTR {
+		t.Fatalf("poll: %v", err)
+	}
+	if n > 0 {
+		t.Errorf("Wakeup after Close wrote to an fd that reused the number of the closed driver's")
+	}
+}
+
+// dcEvents waits (bounded) and returns the events of one Wait.
+func dcEvents(t *testing.T, d core.Driver, timeout time.Duration) []core.Event {
+	t.Helper()
+	ev := make([]core.Event, 64)
+	r := dcMust(t, d, ev, timeout)
+	return ev[:r.n]
+}
+
+// dcExpect waits until tok is reported (Wait may return (0, nil) early),
+// and checks that it comes with exactly the readiness want.
+func dcExpect(t *testing.T, d core.Driver, tok core.Token, want core.Interest) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, e := range dcEvents(t, d, time.Second) {
+			if e.Token != tok {
+				continue
+			}
+			if e.Closed {
+				t.Fatalf("token %#x reported Closed, want Ready %v", tok, want)
+			}
+			if e.Ready != want {
+				t.Fatalf("token %#x reported Ready %v, want %v", tok, e.Ready, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("token %#x was not reported Ready %v within 2s", tok, want)
+}
+
+// dcExpectNow checks that a single Wait reports tok with exactly want, as a
+// level-triggered driver must while the fd stays ready.
+func dcExpectNow(t *testing.T, d core.Driver, tok core.Token, want core.Interest, timeout time.Duration) {
+	t.Helper()
+	evs := dcEvents(t, d, timeout)
+	for _, e := range evs {
+		if e.Token == tok && !e.Closed && e.Ready == want {
+			return
+		}
+	}
+	t.Fatalf("Wait(%v) reported %v, want token %#x with Ready %v", timeout, evs, tok, want)
+}
+
+// dcExpectNone waits for about dur and fails on any event.
+func dcExpectNone(t *testing.T, d core.Driver, dur time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(dur)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		if evs := dcEvents(t, d, left); len(evs) > 0 {
+			t.Fatalf("Wait reported %v, want nothing", evs)
+		}
+	}
+}
+
+// dupTo makes newfd, which must be closed, refer to the file of fd.
+func (f *dcFds) dupTo(fd, newfd int) {
+	f.t.Helper()
+	if f.open[newfd] {
+		f.t.Fatalf("dup onto fd %d, which the case still has open", newfd)
+	}
+	syscall.ForkLock.RLock()
+	err := unix.Dup2(fd, newfd)
+	if err == nil {
+		unix.CloseOnExec(newfd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		f.t.Fatalf("dup2(%d, %d): %v", fd, newfd, err)
+	}
+	f.open[newfd] = true
+}
+
+// dcMallocs counts the heap allocations fn makes (of the whole process, as
+// testing.AllocsPerRun does).
+func dcMallocs(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}

@@ -1,0 +1,294 @@
+//go:build unix
+
+package conformance
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
+)
+
+func driverFdWaitCases() []DriverCase {
+	return []DriverCase{
+		// "A driver that learns that a registered fd was closed behind its
+		// back (POLLNVAL, EBADF) reports an Event with Closed set, once, and
+		// forgets the fd; it must never report such an fd as ready forever
+		// (a spin) nor silently drop it (a hang)."
+		{"ClosedFdIsReportedOnceThenForgotten", dcClosedFd},
+		// "it hands back, in Event.Token, the token of the registration."
+		{"EventsCarryTheRegisteredToken", dcTokens},
+		// "timeout < 0 blocks until an event or a Wakeup."
+		{"WaitForeverReturnsOnEvent", dcWaitForeverReturnsOnEvent},
+		// "Wait fills events (owned by the caller; the driver keeps no
+		// reference ...) and returns how many it filled."
+		{"WaitFillsAtMostLenEventsAndTheRestComeNext", dcWaitFillsAtMostLen},
+		// "... and must not allocate."
+		{"WaitDoesNotAllocate", dcWaitDoesNotAllocate},
+		// DESIGN section 8: no FD_SETSIZE ceiling, fds above 1024.
+		{"TwoThousandSocketpairs", dcTwoThousandSocketpairs},
+		{"FdAbove1024", dcFdAbove1024},
+	}
+}
+
+func dcClosedFd(t *testing.T, d core.Driver) {
+	f := dcNewFds(t)
+	a, b := f.pair()
+	dcWrite(t, b, "x") // ready too, so that a driver that misses the close reports Ready
+	dcRegister(t, d, a, 1, core.Read|core.Write)
+	f.close(a)
+	dcExpectClosedOnce(t, d, 1, a)
+	// The number is free again; the next file to get it is a new fd to
+	// the driver, registered afresh.
+	c, e := f.pair()
+	switch a {
+	case c:
+	case e:
+		e = c
+	default:
+		f.dupTo(c, a)
+	}
+	dcRegister(t, d, a, 2, core.Read)
+	dcWrite(t, e, "x")
+	dcExpectNow(t, d, 2, core.Read, time.Second)
+}
+
+// dcExpectClosedOnce checks that tok, whose fd was closed while registered,
+// is reported once with Closed set, never as ready, and that the driver then
+// forgets fd and does not spin.
+func dcExpectClosedOnce(t *testing.T, d core.Driver, tok core.Token, fd int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	closed := 0
+	for closed == 0 && time.Now().Before(deadline) {
+		for _, e := range dcEvents(t, d, time.Second) {
+			if e.Token != tok {
+				continue
+			}
+			if !e.Closed {
+				t.Fatalf("fd %d, closed while registered, reported Ready %v instead of Closed", fd, e.Ready)
+			}
+			closed++
+		}
+	}
+	switch {
+	case closed == 0:
+		t.Fatalf("fd %d, closed while registered, was never reported Closed (a loop watching it would hang)", fd)
+	case closed > 1:
+		t.Fatalf("fd %d reported Closed %d times in one Wait", fd, closed)
+	}
+	dcExpectWaits(t, d, "after the Closed event", 50*time.Millisecond)
+	if err := d.Deregister(fd); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Deregister of fd %d after its Closed event: %v, want an error matching fs.ErrNotExist (forgotten)", fd, err)
+	}
+}
+
+func dcTokens(t *testing.T, d core.Driver) {
+	f := dcNewFds(t)
+	toks := []core.Token{0, math.MaxUint64, 1<<63 | 42, 7}
+	for _, tok := range toks {
+		a, b := f.pair()
+		dcWrite(t, b, "x")
+		dcRegister(t, d, a, tok, core.Read)
+	}
+	evs := dcEvents(t, d, time.Second)
+	seen := make(map[core.Token]int)
+	for _, e := range evs {
+		seen[e.Token]++
+	}
+	for _, tok := range toks {
+		if seen[tok] != 1 {
+			t.Errorf("token %#x reported %d times in one Wait, want once", tok, seen[tok])
+		}
+	}
+	if len(evs) != len(toks) {
+		t.Errorf("Wait reported %v, want exactly the tokens %#x", evs, toks)
+	}
+}
+
+func dcWaitForeverReturnsOnEvent(t *testing.T, d core.Driver) {
+	f := dcNewFds(t)
+	a, b := f.pair()
+	dcRegister(t, d, a, 1, core.Read)
+	const after = 30 * time.Millisecond
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(after)
+		if _, err := unix.Write(b, []byte("x")); err != nil {
+			t.Errorf("write: %v", err)
+		}
+	}()
+	start := time.Now()
+	ev := make([]core.Event, 8)
+	// (0, nil) is allowed early, so wait again until the event comes.
+	for time.Since(start) < 2*time.Second {
+		r := dcMust(t, d, ev, -1)
+		if dcHas(ev[:r.n], 1, core.Read) {
+			if took := time.Since(start); took > after+time.Second {
+				t.Errorf("Wait(-1) returned %v after a write made at %v", took, after)
+			}
+			return
+		}
+	}
+	t.Fatalf("Wait(-1) did not report the fd made readable at %v", after)
+}
+
+func dcWaitFillsAtMostLen(t *testing.T, d core.Driver) {
+	f := dcNewFds(t)
+	const ready, room = 5, 2
+	for i := range ready {
+		a, b := f.pair()
+		dcWrite(t, b, "x")
+		dcRegister(t, d, a, core.Token(100+i), core.Read)
+	}
+	// The slice has room for 2 but capacity for 8: what lies past its
+	// length is not the driver's to write.
+	const sentinel = core.Token(0xdead)
+	backing := make([]core.Event, 8)
+	reset := func() {
+		for i := range backing {
+			backing[i] = core.Event{Token: sentinel}
+		}
+	}
+	reset()
+	seen := make(map[core.Token]bool)
+	// Level-triggered, all stay ready: the ones left out come in the
+	// following Waits, not never.
+	for i := 0; i < (ready+room-1)/room+1 && len(seen) < ready; i++ {
+		r := dcMust(t, d, backing[:room], time.Second)
+		for _, e := range backing[:r.n] {
+			seen[e.Token] = true
+		}
+		for j := room; j < len(backing); j++ {
+			if backing[j].Token != sentinel {
+				t.Fatalf("Wait given a slice of length %d wrote element %d", room, j)
+			}
+		}
+	}
+	if len(seen) != ready {
+		t.Errorf("%d Waits with room for %d reported tokens %v of %d ready fds", (ready+room-1)/room+1, room, seen, ready)
+	}
+	// The driver keeps no reference to a slice it was given.
+	reset()
+	other := make([]core.Event, 8)
+	for range 3 {
+		dcMust(t, d, other, time.Second)
+	}
+	for j := range backing {
+		if backing[j].Token != sentinel {
+			t.Fatalf("a Wait given another slice wrote element %d of an earlier one", j)
+		}
+	}
+}
+
+func dcWaitDoesNotAllocate(t *testing.T, d core.Driver) {
+	f := dcNewFds(t)
+	var fds []int
+	for i := range 3 {
+		a, b := f.pair()
+		dcWrite(t, b, "x")
+		dcRegister(t, d, a, core.Token(i+1), core.Read|core.Write)
+		fds = append(fds, a)
+	}
+	ev := make([]core.Event, 8)
+	// Called directly, not through dcWait: its goroutine would allocate.
+	d.Wait(ev, 0)
+	if n := testing.AllocsPerRun(100, func() { d.Wait(ev, 0) }); n != 0 {
+		t.Errorf("Wait(0) with ready fds allocates %v times per call", n)
+	}
+	if n := testing.AllocsPerRun(20, func() { d.Wait(ev[:1], 0) }); n != 0 {
+		t.Errorf("Wait(0) with more ready fds than room allocates %v times per call", n)
+	}
+	for i, fd := range fds {
+		if err := d.Modify(fd, core.Token(i+1), 0); err != nil {
+			t.Fatalf("Modify: %v", err)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { d.Wait(ev, time.Millisecond) }); n != 0 {
+		t.Errorf("Wait(1ms) timing out allocates %v times per call", n)
+	}
+	// Wakeup is allowed to allocate; the Wait that consumes it is not.
+	var waits uint64
+	for range 10 {
+		if err := d.Wakeup(); err != nil {
+			t.Fatalf("Wakeup: %v", err)
+		}
+		waits += dcMallocs(func() { d.Wait(ev, time.Second) })
+	}
+	if waits != 0 {
+		t.Errorf("Wait woken by Wakeup allocates: %d allocations in 10 calls", waits)
+	}
+}
+
+func dcTwoThousandSocketpairs(t *testing.T, d core.Driver) {
+	const pairs = 2000
+	dcNeedFds(t, 2*pairs+1024)
+	f := dcNewFds(t)
+	watched := make([]int, pairs)
+	peers := make([]int, pairs)
+	for i := range pairs {
+		watched[i], peers[i] = f.pair()
+		dcRegister(t, d, watched[i], core.Token(i), core.Read)
+	}
+	ready := func(want ...int) {
+		t.Helper()
+		for _, i := range want {
+			dcWrite(t, peers[i], "x")
+		}
+		evs := dcEvents(t, d, time.Second)
+		if len(evs) != len(want) {
+			t.Fatalf("Wait reported %v, want exactly the tokens %v", evs, want)
+		}
+		for _, i := range want {
+			if !dcHas(evs, core.Token(i), core.Read) {
+				t.Fatalf("Wait reported %v, want the tokens %v", evs, want)
+			}
+			dcDrain(t, watched[i])
+		}
+	}
+	ready(1234)
+	ready(0, pairs-1)
+	// Deregister every even one, then the odd ones still report under
+	// their own tokens and the even ones never.
+	for i := 0; i < pairs; i += 2 {
+		dcDeregister(t, d, watched[i])
+	}
+	dcWrite(t, peers[pairs-2], "x")
+	ready(1, 999, pairs-1)
+	dcDrain(t, watched[pairs-2])
+	for i := 1; i < pairs; i += 2 {
+		dcDeregister(t, d, watched[i])
+	}
+	dcExpectNone(t, d, 20*time.Millisecond)
+}
+
+func dcFdAbove1024(t *testing.T, d core.Driver) {
+	// select(2) cannot watch fds at or above FD_SETSIZE (1024 on most
+	// systems).
+	const above = 1100
+	dcNeedFds(t, 2048)
+	f := dcNewFds(t)
+	a, b := f.pair()
+	ha := f.dupAbove(a, above)
+	hb := f.dupAbove(b, above+300)
+	dcRegister(t, d, ha, 1, core.Read)
+	dcRegister(t, d, hb, 2, core.Write)
+	dcExpectNow(t, d, 2, core.Write, time.Second)
+	if err := d.Modify(hb, 2, 0); err != nil {
+		t.Fatalf("Modify(%d): %v", hb, err)
+	}
+	dcExpectNone(t, d, 20*time.Millisecond)
+	dcWrite(t, b, "x")
+	dcExpectNow(t, d, 1, core.Read, time.Second)
+	dcDeregister(t, d, ha)
+	dcDeregister(t, d, hb)
+	dcExpectNone(t, d, 20*time.Millisecond)
+}

@@ -1,0 +1,36 @@
+// Package stream is the portable POSIX driver: it waits with poll(2), the
+// way Revolt's StreamSelectDriver waits with stream_select. It is the
+// fallback for any Unix without a better mechanism and the reference the
+// other drivers are compared with.
+//
+// Guarantees, beyond the core.Driver contract:
+//
+//   - No FD_SETSIZE ceiling: poll takes an array, so any number of fds, of any
+//     number, can be watched (up to RLIMIT_NOFILE, which bounds the array).
+//   - Register, Modify and Deregister are O(1). Only Register makes a system
+//     call: a zero-timeout poll of the new fd alone, so that an fd that is
+//     not open (EBADF) or that poll cannot watch (devices on macOS:
+//     errors.ErrUnsupported) is refused at once, as epoll_ctl refuses what
+//     epoll cannot watch, instead of coming back from Wait as Closed.
+//   - Wait makes one poll(2) call over every watched fd, so it costs O(n) in
+//     the number of registrations, and it does not allocate.
+//   - A registration with interest 0 keeps its slot but is handed to poll
+//     with a negative fd, which POSIX says poll ignores, so a hung-up fd that
+//     nobody watches cannot make Wait return at once forever.
+//   - When more fds are ready than the caller's slice holds, the next Wait
+//     starts where the last one stopped, so an fd that stays ready cannot
+//     starve the ones behind it.
+//   - An fd closed while registered (POLLNVAL) is reported once with
+//     Closed set and forgotten.
+//   - Wakeup writes to an eventfd on Linux and to a non-blocking self-pipe
+//     elsewhere; wakeups coalesce through an atomic flag that Wait clears
+//     only after draining that fd, as the Go runtime's netpollWakeSig does.
+//
+// Resolution: poll(2) takes whole milliseconds, so a positive timeout is
+// rounded up to the next millisecond (Resolution reports 1ms); timeouts
+// beyond about 11.5 days are capped, as the Go runtime caps its own, and
+// Wait then returns (0, nil) early, which the contract allows.
+//
+// On systems without poll(2) (Windows, Plan 9, js, wasip1) New returns an
+// error matching errors.ErrUnsupported.
+package stream

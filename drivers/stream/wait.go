@@ -1,0 +1,119 @@
+//go:build unix
+
+package stream
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
+)
+
+// maxWaitMs caps a poll timeout, as the Go runtime's netpoll caps its own
+// (1e9 ms is about 11.5 days); returning early is allowed by the contract.
+const maxWaitMs = 1e9
+
+// Wait implements core.Driver.
+func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	if d.closed.Load() {
+		return 0, core.ErrClosed
+	}
+	n, err := unix.Poll(d.pfds, pollTimeout(timeout))
+	if err != nil {
+		if err == unix.EINTR {
+			return 0, nil
+		}
+		return 0, os.NewSyscallError("poll", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if rev := revents(&d.pfds[0]); rev != 0 {
+		if rev&unix.POLLNVAL != 0 {
+			// Someone closed our own fd behind our back; every later poll
+			// would report it again, so stop rather than spin.
+			return 0, fmt.Errorf("stream: wakeup fd %d was closed: %w", d.wake.r, os.NewSyscallError("poll", unix.EBADF))
+		}
+		d.wake.drain()
+		n--
+	}
+
+	if d.next >= len(d.pfds) {
+		d.next = 1
+	}
+	filled, dead := 0, false
+	i := d.next
+	for k := 1; k < len(d.pfds) && n > 0 && filled < len(events); k++ {
+		if rev := revents(&d.pfds[i]); rev != 0 {
+			n--
+			r := &d.regs[i]
+			switch {
+			case rev&unix.POLLNVAL != 0:
+				events[filled] = core.Event{Token: r.tok, Closed: true}
+				filled++
+				r.dead, dead = true, true
+			default:
+				if ready := readiness(rev, r.in); ready != 0 {
+					events[filled] = core.Event{Token: r.tok, Ready: ready}
+					filled++
+				}
+			}
+		}
+		if i++; i == len(d.pfds) {
+			i = 1
+		}
+	}
+	d.next = i
+	if dead {
+		d.sweep()
+	}
+	return filled, nil
+}
+
+// sweep forgets every registration that Wait reported Closed. Walking down
+// keeps swap-removal correct: whatever moves into slot i was already seen.
+func (d *Driver) sweep() {
+	for i := len(d.regs) - 1; i >= 1; i-- {
+		if d.regs[i].dead {
+			d.remove(i)
+		}
+	}
+}
+
+// revents widens Revents, which is int16 on most systems and uint16 on AIX
+// (where POLLNVAL is 0x8000).
+func revents(p *unix.PollFd) uint32 { return uint32(uint16(p.Revents)) }
+
+// readiness maps poll's revents onto the registered interest. POLLHUP and
+// POLLERR are reported whatever was asked for, and they make every
+// registered interest ready, so that a reader sees EOF and a writer sees
+// EPIPE instead of waiting forever.
+func readiness(rev uint32, in core.Interest) core.Interest {
+	if rev&(unix.POLLHUP|unix.POLLERR) != 0 {
+		return in
+	}
+	var ready core.Interest
+	if rev&unix.POLLIN != 0 {
+		ready |= core.Read
+	}
+	if rev&unix.POLLOUT != 0 {
+		ready |= core.Write
+	}
+	return ready & in
+}
+
+// pollTimeout converts a Wait timeout to poll's milliseconds, rounding up so
+// that a positive timeout never becomes 0 (a busy poll) nor fires early.
+func pollTimeout(d time.Duration) int {
+	switch {
+	case d < 0:
+		return -1
+	case d == 0:
+		return 0
+	case d >= maxWaitMs*time.Millisecond:
+		return maxWaitMs
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
