@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The project's test command (README): formatting, vet, the race-enabled
+# tests of every package, and the driver matrix: the conformance suite once
+# per driver available here (kqueue over libkqueue named explicitly, so that
+# it cannot vanish behind its build tag), every build tag, and a cross-build
+# and vet for every target the drivers claim. One line per cell: name,
+# result, tests run, seconds. The last line sums the tests.
+#
+#   ci/test.sh          everything
+#   ci/test.sh quick    skip the cross-compile cells
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-full}
+failed_cells=0
+passed_tests=0
+failed_tests=0
+skipped_tests=0
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+
+# cell NAME CMD...: run CMD, print one line; on failure show the log's tail.
+cell() {
+	local name=$1
+	shift
+	local log="$logdir/$(echo "$name" | tr -c 'A-Za-z0-9' '_').log"
+	local start=$SECONDS status
+	if "$@" >"$log" 2>&1; then status=pass; else status=FAIL; fi
+	local p f s
+	p=$(grep -cE '^\s*--- PASS' "$log")
+	f=$(grep -cE '^\s*--- FAIL' "$log")
+	s=$(grep -cE '^\s*--- SKIP' "$log")
+	passed_tests=$((passed_tests + p))
+	failed_tests=$((failed_tests + f))
+	skipped_tests=$((skipped_tests + s))
+	printf '%-44s %-4s %6d tests %4ds\n' "$name" "$status" "$((p + f))" "$((SECONDS - start))"
+	if [ "$status" = FAIL ]; then
+		failed_cells=$((failed_cells + 1))
+		grep -E -- '--- FAIL|panic:|FAIL|Error' "$log" | head -40 | sed 's/^/    | /'
+		tail -n 40 "$log" | sed 's/^/    | /'
+	fi
+	if [ "$s" -gt 0 ]; then
+		grep -E -A2 -- '--- SKIP' "$log" | head -20 | sed 's/^/    skip | /'
+	fi
+}
+
+# expect_fail NAME PATTERN CMD...: the command must fail and say PATTERN.
+expect_fail() {
+	local name=$1 pattern=$2
+	shift 2
+	cell "$name" bash -c '! "$@" >"$0" 2>&1 && grep -q -- "'"$pattern"'" "$0"' "$logdir/expect.out" "$@"
+}
+
+gofmt_clean() { test -z "$(gofmt -l . | tee /dev/stderr)"; }
+have_libkqueue() { pkg-config --exists libkqueue; }
+# at_least N CMD...: CMD passes and runs at least N tests (a package whose
+# files a build tag excludes would otherwise pass silently with none).
+at_least() {
+	local n=$1
+	shift
+	local out
+	out=$("$@" 2>&1)
+	local rc=$?
+	echo "$out"
+	local ran
+	ran=$(echo "$out" | grep -cE '^\s*--- (PASS|FAIL)')
+	if [ "$ran" -lt "$n" ]; then
+		echo "ran $ran tests, want at least $n"
+		return 1
+	fi
+	return $rc
+}
+
+echo "go: $(go version)"
+cell "gofmt" gofmt_clean
+cell "vet" go vet ./...
+cell "vet tags=eventloop_libkqueue" go vet -tags eventloop_libkqueue ./...
+
+cell "test -race core, root, conformance" go test -race -count=1 -v . ./core/... ./internal/... ./conformance/...
+for d in stream epoll netpoll; do
+	cell "conformance -race driver=$d" at_least 100 go test -race -count=1 -v ./drivers/$d/
+done
+if have_libkqueue; then
+	cell "conformance -race driver=kqueue (libkqueue)" at_least 100 \
+		go test -race -count=1 -v -tags eventloop_libkqueue ./drivers/kqueue/
+else
+	cell "conformance driver=kqueue: libkqueue missing" false
+fi
+cell "test -race drivers/internal" go test -race -count=1 -v ./drivers/internal/...
+expect_fail "kqueue tag without cgo fails loudly" "cgo" \
+	env CGO_ENABLED=0 go test -count=1 -tags eventloop_libkqueue ./drivers/kqueue/
+
+for t in stream epoll netpoll; do
+	cell "tag eventloop_$t picks $t" at_least 1 go test -count=1 -v -tags eventloop_$t -run TestTagPicksDriver .
+done
+cell "tag eventloop_kqueue picks kqueue (libkqueue)" at_least 1 \
+	go test -count=1 -v -tags "eventloop_kqueue eventloop_libkqueue" -run TestTagPicksDriver .
+expect_fail "two driver tags fail the build" "at_most_one_eventloop_driver_build_tag" \
+	go build -tags "eventloop_stream eventloop_epoll" .
+
+if [ "$mode" != quick ]; then
+	for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 \
+		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64; do
+		cell "cross vet $target" env CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
+	done
+fi
+
+echo "cells failed: $failed_cells"
+echo "tests: $passed_tests passed, $failed_tests failed, $skipped_tests skipped"
+[ "$failed_cells" -eq 0 ]

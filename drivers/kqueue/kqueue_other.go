@@ -1,0 +1,37 @@
+//go:build !darwin && !dragonfly && !freebsd && !netbsd && !openbsd && !(linux && cgo && eventloop_libkqueue)
+
+package kqueue
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// errUnsupported says why this build has no kqueue.
+var errUnsupported = fmt.Errorf("kqueue driver: no kqueue in this build (BSD and darwin only; on Linux build with cgo and the tag eventloop_libkqueue): %w", errors.ErrUnsupported)
+
+// Driver has the same API in every build; here it cannot be made.
+type Driver struct{}
+
+// New returns an error matching errors.ErrUnsupported.
+func New() (*Driver, error) { return nil, errUnsupported }
+
+func (d *Driver) Name() string                                            { return "kqueue" }
+func (d *Driver) Fd() int                                                 { return -1 }
+func (d *Driver) Resolution() time.Duration                               { return time.Nanosecond }
+func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error { return errUnsupported }
+func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error   { return errUnsupported }
+func (d *Driver) Deregister(fd int) error                                 { return errUnsupported }
+func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	return 0, errUnsupported
+}
+func (d *Driver) Wakeup() error { return errUnsupported }
+func (d *Driver) Close() error  { return errUnsupported }
+
+var (
+	_ core.Driver         = (*Driver)(nil)
+	_ core.WaitResolution = (*Driver)(nil)
+)

@@ -1,0 +1,29 @@
+//go:build darwin || dragonfly || freebsd || netbsd || openbsd || (linux && cgo && eventloop_libkqueue)
+
+package kqueue_test
+
+import (
+	"testing"
+
+	"github.com/revoltgo/eventloop/conformance"
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/drivers/kqueue"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestConformance runs the whole suite once per waker: EVFILT_USER
+// (NOTE_TRIGGER, EV_CLEAR) where the platform has it, and the self-pipe
+// that NetBSD and OpenBSD use.
+func TestConformance(t *testing.T) {
+	t.Run("EVFILT_USER", func(t *testing.T) {
+		if !kqueue.HasUserFilter {
+			t.Skip("no EVFILT_USER on this platform: New wakes through the self-pipe tested below")
+		}
+		conformance.Run(t, func() (core.Driver, error) { return kqueue.New() })
+	})
+	t.Run("pipe", func(t *testing.T) {
+		conformance.Run(t, func() (core.Driver, error) { return kqueue.NewPipeWaker() })
+	})
+}
