@@ -24,7 +24,7 @@ func (l *Loop) Close() error {
 	l.postMu.Lock()
 	l.postShut = true
 	l.postMu.Unlock()
-	l.enter(l.shutdown)
+	l.enter(opClose)
 	err := l.driver.Close()
 	if err != nil {
 		err = fmt.Errorf("eventloop: closing the %s driver: %w", l.driver.Name(), err)

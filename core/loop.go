@@ -42,30 +42,34 @@ type Loop struct {
 	postShut  bool         // guarded by postMu: Close has begun
 
 	// Fibers.
-	cur         *fiber // running fiber; nil is main
-	loopFiber   *fiber // runs ticks; nil when no run is in progress
-	cbFiber     *fiber // the one fiber that drains the queues (section 4 of the design)
-	pool        []*fiber
-	poolMax     int
-	fibers      fiberList // every fiber goroutine, pooled or not
-	nextFiber   uint64
-	nesting     bool // the drain rule switched off: tests and the bench only
-	mainSusp    *Suspension
-	fibersLive  int // fibers with a task in progress (not parked in the pool)
-	entered     atomic.Bool
-	intr        interrupt
-	stopped     bool
-	idle        bool
-	retiring    bool // the loop fiber asks the idle callback fiber to go to the pool
-	closing     bool
-	closed      bool
-	closeErrs   []error
-	pendingErrs []error
-	errHandler  func(error)
-	trace       bool
-	mainLocals  map[any]any
-	once        bool // RunOnce: end the run after one tick
-	noWait      bool // RunOnce(false): that tick must not block
+	cur          *fiber // running fiber; nil is main
+	loopFiber    *fiber // runs ticks; nil when no run is in progress
+	cbFiber      *fiber // the one fiber that drains the queues (section 4 of the design)
+	pool         []*fiber
+	poolMax      int
+	fibers       fiberList // every fiber goroutine, pooled or not
+	nextFiber    uint64
+	nesting      bool // the drain rule switched off: tests and the bench only
+	mainSusp     *Suspension
+	mainWait     *Suspension // the main Suspend in progress
+	mainIntr     interrupt   // what the loop fiber handed main
+	mainDeadlock error
+	lockBuf      [64]byte // threadLocked's buffer: Stack's argument escapes
+	fibersLive   int      // fibers with a task in progress (not parked in the pool)
+	entered      atomic.Bool
+	intr         interrupt
+	stopped      bool
+	idle         bool
+	retiring     bool // the loop fiber asks the idle callback fiber to go to the pool
+	closing      bool
+	closed       bool
+	closeErrs    []error
+	pendingErrs  []error
+	errHandler   func(error)
+	trace        bool
+	mainLocals   map[any]any
+	once         bool // RunOnce: end the run after one tick
+	noWait       bool // RunOnce(false): that tick must not block
 	awaitState
 
 	stats Stats

@@ -18,8 +18,9 @@ func (l *Loop) Run() error {
 		return ErrLoopRunning
 	}
 	defer l.entered.Store(false)
-	var intr interrupt
-	l.enter(func() { intr = l.runLoopFiber() })
+	l.enter(opRun)
+	intr := l.mainIntr
+	l.mainIntr = interrupt{}
 	if intr.uncaught != nil {
 		return intr.uncaught
 	}
@@ -38,7 +39,30 @@ func (l *Loop) runLoopFiber() interrupt {
 	return intr
 }
 
-// enter runs fn, which switches from main to the loop's fibers, on a
+// mainOp is what main asks of the loop's fibers: run (Run, or a main
+// Suspend, then l.mainWait is set), or shut down (Close).
+type mainOp uint8
+
+const (
+	opRun mainOp = iota + 1
+	opClose
+)
+
+// doMain performs op; its results are left in l.mainIntr and
+// l.mainDeadlock, so that entering the loop allocates nothing.
+func (l *Loop) doMain(op mainOp) {
+	switch op {
+	case opRun:
+		l.mainIntr = l.runLoopFiber()
+		if s := l.mainWait; s != nil && s.pending && l.mainIntr.uncaught == nil {
+			l.mainDeadlock = l.deadlockError()
+		}
+	case opClose:
+		l.shutdown()
+	}
+}
+
+// enter performs op, which switches from main to the loop's fibers, on a
 // goroutine that is not locked to its OS thread. The runtime only lets a
 // goroutine switch to a coroutine in the thread-lock state the coroutine was
 // created in ("coro: OS thread locking must match locking at coroutine
@@ -46,9 +70,9 @@ func (l *Loop) runLoopFiber() interrupt {
 // threads) as well as unlocked ones, one after the other. Every fiber is
 // therefore created and switched to by unlocked goroutines: main itself when
 // it is unlocked, else a helper goroutine for the length of the call.
-func (l *Loop) enter(fn func()) {
-	if !threadLocked() {
-		fn()
+func (l *Loop) enter(op mainOp) {
+	if !threadLocked(&l.lockBuf) {
+		l.doMain(op)
 		return
 	}
 	type outcome struct {
@@ -63,14 +87,14 @@ func (l *Loop) enter(fn func()) {
 				res <- outcome{p: recover()}
 			}
 		}()
-		fn()
+		l.doMain(op)
 		done = true
 		res <- outcome{done: true}
 	}()
 	o := <-res
 	if !o.done {
 		if o.p == nil {
-			runtime.Goexit() // fn called Goexit: so does its caller
+			runtime.Goexit() // op called Goexit: so does its caller
 		}
 		panic(o.p)
 	}
@@ -80,8 +104,7 @@ func (l *Loop) enter(fn func()) {
 // thread. The runtime offers no query; the header of the goroutine's own
 // traceback says it ("locked to thread"). It costs ~2.5 µs, paid on entry to
 // Run, to a main Suspend and to Close, never per callback.
-func threadLocked() bool {
-	var buf [64]byte
+func threadLocked(buf *[64]byte) bool {
 	n := runtime.Stack(buf[:], false)
 	head := buf[:n]
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {

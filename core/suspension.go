@@ -100,14 +100,11 @@ func (s *Suspension) suspendMain() (any, error) {
 	defer l.entered.Store(false)
 	s.pending = true
 	s.epoch++
-	var intr interrupt
-	var deadlock error
-	l.enter(func() {
-		intr = l.runLoopFiber()
-		if s.pending && intr.uncaught == nil {
-			deadlock = l.deadlockError()
-		}
-	})
+	l.mainWait = s
+	l.enter(opRun)
+	l.mainWait = nil
+	intr, deadlock := l.mainIntr, l.mainDeadlock
+	l.mainIntr, l.mainDeadlock = interrupt{}, nil
 	if s.pending {
 		s.pending = false
 		s.dead = true
