@@ -126,3 +126,34 @@ func TestPostFromGoroutineWakesLoop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "posted", v)
 }
+
+// countingDriver counts Waits.
+type countingDriver struct {
+	*timerDriver
+	waits int
+}
+
+func (d *countingDriver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	d.waits++
+	return d.timerDriver.Wait(events, timeout)
+}
+
+// A tick that has no fd to poll and must not block makes no driver call
+// (Revolt skips stream_select when no stream is watched).
+func TestBusyTicksWithoutFdsMakeNoSyscall(t *testing.T) {
+	d := &countingDriver{timerDriver: newTimerDriver()}
+	l := core.New(d)
+	defer l.Close()
+	n := 0
+	var fn func(core.CallbackID)
+	fn = func(core.CallbackID) {
+		if n++; n < 1000 {
+			l.Defer(fn)
+		}
+	}
+	l.Defer(fn)
+	require.NoError(t, l.Run())
+	assert.Equal(t, 1000, n)
+	assert.Zero(t, d.waits, "driver Waits during 1000 busy ticks")
+	assert.GreaterOrEqual(t, l.Stats().Ticks, uint64(1000))
+}
