@@ -16,11 +16,11 @@ import (
 // dcFds tracks the fds a driver case opens, so that each is closed exactly
 // once: a second close could close an fd that a later open reused.
 type dcFds struct {
-	t    *testing.T
+	t    testing.TB
 	open map[int]bool
 }
 
-func dcNewFds(t *testing.T) *dcFds {
+func dcNewFds(t testing.TB) *dcFds {
 	f := &dcFds{t: t, open: make(map[int]bool)}
 	t.Cleanup(f.closeAll)
 	return f
@@ -108,7 +108,7 @@ func (f *dcFds) closeAll() {
 	clear(f.open)
 }
 
-func dcWrite(t *testing.T, fd int, p string) {
+func dcWrite(t testing.TB, fd int, p string) {
 	t.Helper()
 	if _, err := unix.Write(fd, []byte(p)); err != nil {
 		t.Fatalf("write(%d): %v", fd, err)
@@ -160,7 +160,7 @@ func dcIsOpen(fd int) bool {
 // to the hard one at startup on most systems; this is for the others. A hard
 // limit below n is the machine's limit, not the driver's: the case is
 // skipped, saying so.
-func dcNeedFds(t *testing.T, n uint64) {
+func dcNeedFds(t testing.TB, n uint64) {
 	t.Helper()
 	var lim unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {

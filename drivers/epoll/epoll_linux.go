@@ -26,10 +26,9 @@ type Driver struct {
 	// alwaysFds lists the registrations in mode always; while there is one,
 	// Wait does not block.
 	alwaysFds []int
-	// pending holds Closed events found outside Wait (by Register, Modify
-	// or a rebuild) or beyond the caller's slice; the next Wait starts
-	// with them.
-	pending []core.Event
+	// pending: Closed events found by Register, Modify or a rebuild, or
+	// beyond the caller's slice.
+	pending fdcheck.Pending
 	evbuf   []unix.EpollEvent
 	sweep   fdcheck.Sweep
 	pwait2  bool
@@ -212,7 +211,7 @@ func (d *Driver) Close() error {
 	d.closed = true
 	err := errors.Join(d.wake.close(), closeFd(d.epfd))
 	d.epfd = -1
-	d.regs, d.alwaysFds, d.pending = nil, nil, nil
+	d.regs, d.alwaysFds, d.pending = nil, nil, fdcheck.Pending{}
 	return err
 }
 

@@ -95,7 +95,7 @@ func (d *Driver) forget(fd int, r reg, closed bool) {
 		d.dropAlways(fd)
 	}
 	if closed {
-		d.pending = append(d.pending, core.Event{Token: r.tok, Closed: true})
+		d.pending.Add(r.tok)
 	}
 }
 

@@ -16,29 +16,13 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 	if d.closed {
 		return 0, errClosed("wait")
 	}
-	n := d.flush(events)
+	n := d.pending.Flush(events)
 	n += d.reportAlways(events[n:])
 	if n > 0 {
 		timeout = 0
 	}
-	capped := false
-	if len(d.regs) > 0 {
-		if timeout == 0 {
-			if d.sweep.PollDue() {
-				n += d.validate(events[n:])
-			}
-		} else {
-			now := d.sweep.Now()
-			if d.sweep.Due(now) {
-				if n += d.validate(events[n:]); n > 0 {
-					timeout = 0
-				}
-			}
-			if timeout != 0 {
-				timeout, capped = d.sweep.Bound(now, timeout)
-			}
-		}
-	}
+	m, timeout, capped := d.sweep.BeforeWait(events[n:], timeout, len(d.regs), d.validate)
+	n += m
 	room := len(events) - n
 	if room <= 0 {
 		return n, nil
@@ -80,9 +64,7 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 		d.rebuild()
 	}
 	if k == 0 && capped {
-		if now := d.sweep.Now(); d.sweep.Due(now) {
-			n += d.validate(events[n:])
-		}
+		n += d.sweep.AfterWait(events[n:], d.validate)
 	}
 	return n, nil
 }
@@ -131,16 +113,6 @@ func msec(t time.Duration) int {
 	return int((t + time.Millisecond - 1) / time.Millisecond)
 }
 
-// flush moves pending Closed events into events.
-func (d *Driver) flush(events []core.Event) int {
-	if len(d.pending) == 0 {
-		return 0
-	}
-	n := copy(events, d.pending)
-	d.pending = d.pending[:copy(d.pending, d.pending[n:])]
-	return n
-}
-
 // reportAlways reports every always-ready registration.
 func (d *Driver) reportAlways(events []core.Event) int {
 	n := 0
@@ -155,26 +127,17 @@ func (d *Driver) reportAlways(events []core.Event) int {
 	return n
 }
 
-// validate sweeps the registrations for fds closed behind the driver's
-// back, reports them Closed (into events, then into pending), and forgets
-// them.
+// validate is the driver's fdcheck.Check: it finds the registrations
+// whose fds were closed behind the driver's back, reports them Closed, and
+// forgets them.
 func (d *Driver) validate(events []core.Event) int {
-	start := d.sweep.Now()
 	n := 0
 	for fd, r := range d.regs {
-		if d.alive(fd, &r) {
-			continue
-		}
-		d.forget(fd, r, false)
-		ev := core.Event{Token: r.tok, Closed: true}
-		if n < len(events) {
-			events[n] = ev
-			n++
-		} else {
-			d.pending = append(d.pending, ev)
+		if !d.alive(fd, &r) {
+			d.forget(fd, r, false)
+			n = d.pending.Put(events, n, r.tok)
 		}
 	}
-	d.sweep.Swept(start, d.sweep.Now())
 	return n
 }
 

@@ -118,11 +118,8 @@ func (d *Driver) Resolution() time.Duration { return resolution }
 
 // Register implements core.Driver.
 func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
-	if d.closed {
-		return core.ErrClosed
-	}
-	if fd < 0 {
-		return os.NewSyscallError("kevent", unix.EBADF)
+	if err := d.check(fd); err != nil {
+		return err
 	}
 	if r := d.regs[fd]; r != nil {
 		if !d.stale(r) {
@@ -151,15 +148,9 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 
 // Modify implements core.Driver.
 func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
-	if d.closed {
-		return core.ErrClosed
-	}
-	if fd < 0 {
-		return os.NewSyscallError("kevent", unix.EBADF)
-	}
-	r := d.regs[fd]
-	if r == nil {
-		return os.NewSyscallError("kevent", unix.ENOENT)
+	r, err := d.registered(fd)
+	if err != nil {
+		return err
 	}
 	d.sweep.Activity()
 	r.tok = tok
@@ -169,24 +160,43 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 // Deregister implements core.Driver. A fd that was already closed is
 // forgotten without error: its filters are gone, which is what was asked.
 func (d *Driver) Deregister(fd int) error {
-	if d.closed {
-		return core.ErrClosed
-	}
-	if fd < 0 {
-		return os.NewSyscallError("kevent", unix.EBADF)
-	}
-	r := d.regs[fd]
-	if r == nil {
-		return os.NewSyscallError("kevent", unix.ENOENT)
+	r, err := d.registered(fd)
+	if err != nil {
+		return err
 	}
 	d.sweep.Activity()
-	err := d.drop(r)
+	err = d.drop(r)
 	delete(d.regs, fd)
 	d.release(r)
 	if errors.Is(err, unix.EBADF) || errors.Is(err, unix.ENOENT) {
 		return nil
 	}
 	return err
+}
+
+// check refuses what every registration method refuses, with the errors
+// kevent(2) would give: a negative fd is EBADF.
+func (d *Driver) check(fd int) error {
+	if d.closed {
+		return core.ErrClosed
+	}
+	if fd < 0 {
+		return os.NewSyscallError("kevent", unix.EBADF)
+	}
+	return nil
+}
+
+// registered finds the registration of fd for Modify and Deregister; an
+// unknown fd is ENOENT, as kevent(2) answers for a filter that is not there.
+func (d *Driver) registered(fd int) (*reg, error) {
+	if err := d.check(fd); err != nil {
+		return nil, err
+	}
+	r := d.regs[fd]
+	if r == nil {
+		return nil, os.NewSyscallError("kevent", unix.ENOENT)
+	}
+	return r, nil
 }
 
 // apply makes the filters in the kqueue match in. Deletions come first so

@@ -27,3 +27,18 @@ func TestConformance(t *testing.T) {
 		conformance.Run(t, func() (core.Driver, error) { return kqueue.NewPipeWaker() })
 	})
 }
+
+// BenchmarkDriver carries the names every driver uses, so that the figures
+// line up in one table; BenchmarkDriverPipeWaker is the same with the
+// self-pipe waker. Over libkqueue they measure libkqueue and cgo as much as
+// the driver (see doc.go).
+func BenchmarkDriver(b *testing.B) {
+	conformance.Benchmark(b, func() (core.Driver, error) { return kqueue.New() })
+}
+
+func BenchmarkDriverPipeWaker(b *testing.B) {
+	if !kqueue.HasUserFilter {
+		b.Skip("New wakes through the self-pipe on this platform: BenchmarkDriver measures it")
+	}
+	conformance.Benchmark(b, func() (core.Driver, error) { return kqueue.NewPipeWaker() })
+}

@@ -4,9 +4,9 @@ package kqueue
 
 import (
 	"os"
-	"syscall"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/drivers/internal/wakepipe"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,29 +48,13 @@ func (d *Driver) Wakeup() error {
 	return err
 }
 
-// openPipe sets up the self-pipe waker: non-blocking, close-on-exec, its
-// read end watched for READ.
+// openPipe sets up the self-pipe waker, its read end watched for READ.
 func (d *Driver) openPipe() error {
-	var p [2]int
-	// Holding ForkLock keeps the fds from leaking into a child forked before
-	// they are close-on-exec (darwin has no pipe2).
-	syscall.ForkLock.RLock()
-	err := unix.Pipe(p[:])
-	if err == nil {
-		unix.CloseOnExec(p[0])
-		unix.CloseOnExec(p[1])
-	}
-	syscall.ForkLock.RUnlock()
+	r, w, err := wakepipe.Open()
 	if err != nil {
-		return os.NewSyscallError("pipe", err)
+		return err
 	}
-	d.wakeR, d.wakeW = p[0], p[1]
-	for _, fd := range p {
-		if err = unix.SetNonblock(fd, true); err != nil {
-			d.closePipe()
-			return os.NewSyscallError("fcntl", err)
-		}
-	}
+	d.wakeR, d.wakeW = r, w
 	if err = d.kq.change(d.wakeR, filtRead, evAdd, 0); err != nil {
 		d.closePipe()
 		return os.NewSyscallError("kevent", err)

@@ -93,6 +93,21 @@ func TestReadWriteOnOneFd(t *testing.T) {
 	})
 }
 
+// registerThenClose registers a readable socket for in under token 1 and
+// closes it behind the driver's back; it returns the fds still open and
+// the closed number.
+func registerThenClose(t *testing.T, d *kqueue.Driver, in core.Interest) (*fdset, int) {
+	t.Helper()
+	f := newFds(t)
+	a, b := f.pair()
+	write(t, b, "x")
+	if err := d.Register(a, 1, in); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	f.close(a)
+	return f, a
+}
+
 // An fd closed while registered and its number reused: libkqueue keeps a
 // stale knote that breaks the next fd with that number unless it is
 // deleted (KQUEUE.md, bug 3), and epoll keeps reporting the closed fd while
@@ -106,13 +121,7 @@ func TestCloseAndReuse(t *testing.T) {
 				t.Skip("on a kernel, a socket of interest 0 has neither a knote to probe nor an inode to compare (see doc.go)")
 			}
 			eachWaker(t, func(t *testing.T, d *kqueue.Driver) {
-				f := newFds(t)
-				a, b := f.pair()
-				write(t, b, "x")
-				if err := d.Register(a, 1, in); err != nil {
-					t.Fatalf("Register: %v", err)
-				}
-				f.close(a)
+				f, a := registerThenClose(t, d, in)
 				c, e := f.pairAt(a)
 				// The core deregisters before closing; a caller that did
 				// not and registers the new file finds the number free.
@@ -158,13 +167,7 @@ func TestClosedFdIsFound(t *testing.T) {
 	for _, in := range []core.Interest{core.Read, core.Read | core.Write, 0} {
 		t.Run(in.String(), func(t *testing.T) {
 			eachWaker(t, func(t *testing.T, d *kqueue.Driver) {
-				f := newFds(t)
-				a, b := f.pair()
-				write(t, b, "x")
-				if err := d.Register(a, 1, in); err != nil {
-					t.Fatalf("Register: %v", err)
-				}
-				f.close(a)
+				_, a := registerThenClose(t, d, in)
 				e, took := waitFor(t, d, 1, 2*time.Second)
 				if !e.Closed {
 					t.Fatalf("closed fd reported %v, want Closed", e)

@@ -26,6 +26,10 @@ func TestConformance(t *testing.T) {
 	conformance.Run(t, func() (core.Driver, error) { return netpoll.New() })
 }
 
+func BenchmarkDriver(b *testing.B) {
+	conformance.Benchmark(b, func() (core.Driver, error) { return netpoll.New() })
+}
+
 // closeLatency bounds how long the driver may take to notice a closed fd:
 // the package doc promises at most a second (the longest sweep interval).
 const closeLatency = 1500 * time.Millisecond
@@ -190,35 +194,36 @@ func TestClosedWhileRegistered(t *testing.T) {
 	}
 }
 
+// registerThenReuse registers a socket for Read under token 1, then makes
+// its number name another socket, as a close and a reuse by the next open
+// would; it returns the number and the new socket's peer.
+func registerThenReuse(t *testing.T) (d *netpoll.Driver, a, peer int) {
+	t.Helper()
+	d = newDriver(t)
+	a, _ = socketpair(t)
+	c, peer := socketpair(t)
+	if err := d.Register(a, 1, core.Read); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup2(c, a); err != nil {
+		t.Fatal(err)
+	}
+	return d, a, peer
+}
+
 // TestClosedAndReused: the number of a watched fd is closed and reused by
 // another file; the old registration is reported Closed, by the sweep or by
 // Register of the new file, which then works.
 func TestClosedAndReused(t *testing.T) {
 	t.Run("Sweep", func(t *testing.T) {
-		d := newDriver(t)
-		a, _ := socketpair(t)
-		c, _ := socketpair(t)
-		if err := d.Register(a, 1, core.Read); err != nil {
-			t.Fatal(err)
-		}
-		if err := unix.Dup2(c, a); err != nil {
-			t.Fatal(err)
-		}
+		d, _, _ := registerThenReuse(t)
 		ev, ok := waitFor(t, d, 1, closeLatency)
 		if !ok || !ev.Closed {
 			t.Fatalf("got %+v, %v; want Closed", ev, ok)
 		}
 	})
 	t.Run("Register", func(t *testing.T) {
-		d := newDriver(t)
-		a, _ := socketpair(t)
-		c, e := socketpair(t)
-		if err := d.Register(a, 1, core.Read); err != nil {
-			t.Fatal(err)
-		}
-		if err := unix.Dup2(c, a); err != nil {
-			t.Fatal(err)
-		}
+		d, a, e := registerThenReuse(t)
 		if err := d.Register(a, 2, core.Read); err != nil {
 			t.Fatalf("Register of the reused number: %v", err)
 		}
@@ -468,83 +473,4 @@ func TestCostPerWatch(t *testing.T) {
 	stack := int64(after.StackInuse) - int64(before.StackInuse)
 	t.Logf("per fd watched for Read and armed: %d goroutine, 1 dup, %d B heap, %d B stack",
 		countHelpers()/n, heap/n, stack/n)
-}
-
-func TestNegativeFd(t *testing.T) {
-	d := newDriver(t)
-	if err := d.Register(-1, 1, core.Read); err == nil {
-		t.Fatal("Register(-1) succeeded")
-	}
-}
-
-func BenchmarkWaitOneReady(b *testing.B) {
-	d := newDriver(b)
-	x, y := socketpair(b)
-	if err := d.Register(x, 1, core.Read); err != nil {
-		b.Fatal(err)
-	}
-	write(b, y)
-	events := make([]core.Event, 64)
-	b.ReportAllocs()
-	for b.Loop() {
-		if n, _ := d.Wait(events, time.Second); n != 1 {
-			b.Fatalf("Wait = %d", n)
-		}
-	}
-}
-
-func BenchmarkWait1000Watched1Ready(b *testing.B) {
-	d := newDriver(b)
-	var last int
-	for i := range 1000 {
-		x, y := socketpair(b)
-		if err := d.Register(x, core.Token(i), core.Read); err != nil {
-			b.Fatal(err)
-		}
-		last = y
-	}
-	write(b, last)
-	events := make([]core.Event, 64)
-	d.Wait(events, 0) // arms what needs arming before the clock starts
-	b.ReportAllocs()
-	for b.Loop() {
-		if n, _ := d.Wait(events, time.Second); n != 1 {
-			b.Fatalf("Wait = %d", n)
-		}
-	}
-}
-
-func BenchmarkWakeupLatency(b *testing.B) {
-	d := newDriver(b)
-	kick := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for range kick {
-			d.Wakeup()
-		}
-	}()
-	events := make([]core.Event, 4)
-	for b.Loop() {
-		kick <- struct{}{}
-		if _, err := d.Wait(events, -1); err != nil {
-			b.Fatal(err)
-		}
-	}
-	close(kick)
-	<-done
-}
-
-func BenchmarkRegisterDeregister(b *testing.B) {
-	d := newDriver(b)
-	x, _ := socketpair(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := d.Register(x, 1, core.Read); err != nil {
-			b.Fatal(err)
-		}
-		if err := d.Deregister(x); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

@@ -22,12 +22,10 @@ type Driver struct {
 	list    []*watch       // the same watches, in a slice for the scans (watch.idx)
 	scratch []*watch       // a copy of list that a scan can forget watches from
 
-	always []*watch // watches the runtime poller refused: ready on every Wait
-	rot    int      // where the next scan starts reporting, for fairness
-	pfds   []unix.PollFd
-	// pending holds Closed events found outside Wait (by Register) or
-	// beyond the caller's slice; the next Wait starts with them.
-	pending []core.Event
+	always  []*watch // watches the runtime poller refused: ready on every Wait
+	rot     int      // where the next scan starts reporting, for fairness
+	pfds    []unix.PollFd
+	pending fdcheck.Pending // Closed events found by Register, or beyond the caller's slice
 
 	mu    sync.Mutex // guards posts, which helpers append to
 	posts []post
@@ -152,7 +150,7 @@ func (d *Driver) Close() error {
 	for _, w := range d.watches {
 		release(w)
 	}
-	d.watches, d.list, d.scratch, d.always, d.pending = nil, nil, nil, nil, nil
+	d.watches, d.list, d.scratch, d.always, d.pending = nil, nil, nil, nil, fdcheck.Pending{}
 	d.timer.Stop()
 	return nil
 }
@@ -217,7 +215,7 @@ func (d *Driver) forget(w *watch, closed bool) {
 	d.list = d.list[:last]
 	release(w)
 	if closed {
-		d.pending = append(d.pending, core.Event{Token: w.tok, Closed: true})
+		d.pending.Add(w.tok)
 	}
 }
 

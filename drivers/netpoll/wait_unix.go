@@ -30,31 +30,15 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 	if n > 0 || woken {
 		timeout = 0
 	}
-	capped := false
-	if len(d.list) > 0 {
-		if timeout == 0 {
-			if d.sweep.PollDue() {
-				n += d.validate(events[n:])
-			}
-		} else {
-			now := d.sweep.Now()
-			if d.sweep.Due(now) {
-				if n = d.validate(events); n > 0 {
-					return n, nil
-				}
-			}
-			timeout, capped = d.sweep.Bound(now, timeout)
-		}
-	}
+	m, timeout, capped := d.sweep.BeforeWait(events[n:], timeout, len(d.list), d.validate)
+	n += m
 	if timeout == 0 {
 		return n, nil
 	}
 	timedOut := d.block(timeout)
 	n = d.collect(events)
 	if n == 0 && timedOut && capped {
-		if now := d.sweep.Now(); d.sweep.Due(now) {
-			n = d.validate(events)
-		}
+		n = d.sweep.AfterWait(events, d.validate)
 	}
 	return n, nil
 }
@@ -81,11 +65,7 @@ func (d *Driver) block(timeout time.Duration) (timedOut bool) {
 
 // collect fills events with what is ready now, without blocking.
 func (d *Driver) collect(events []core.Event) int {
-	n := 0
-	if len(d.pending) > 0 {
-		n = copy(events, d.pending)
-		d.pending = d.pending[:copy(d.pending, d.pending[n:])]
-	}
+	n := d.pending.Flush(events)
 	d.takePosts()
 	n += d.scan(events[n:])
 	n += d.reportAlways(events[n:])
@@ -164,13 +144,7 @@ func (d *Driver) scan(events []core.Event) int {
 		}
 		if rev&unix.POLLNVAL != 0 {
 			d.forget(w, false)
-			ev := core.Event{Token: w.tok, Closed: true}
-			if n < len(events) {
-				events[n] = ev
-				n++
-			} else {
-				d.pending = append(d.pending, ev)
-			}
+			n = d.pending.Put(events, n, w.tok)
 			continue
 		}
 		ready := readiness(rev) & w.in
@@ -207,27 +181,18 @@ func (d *Driver) reportAlways(events []core.Event) int {
 	return n
 }
 
-// validate sweeps the watches for fds closed behind the driver's back,
-// reports them Closed (into events, then into pending), and forgets them.
+// validate is the driver's fdcheck.Check: it finds the watches whose fds
+// were closed behind the driver's back, reports them Closed, and forgets
+// them.
 func (d *Driver) validate(events []core.Event) int {
-	start := d.sweep.Now()
 	n := 0
 	// Backwards, because forget moves the last watch into the hole.
 	for i := len(d.list) - 1; i >= 0; i-- {
-		w := d.list[i]
-		if alive(w) {
-			continue
-		}
-		d.forget(w, false)
-		ev := core.Event{Token: w.tok, Closed: true}
-		if n < len(events) {
-			events[n] = ev
-			n++
-		} else {
-			d.pending = append(d.pending, ev)
+		if w := d.list[i]; !alive(w) {
+			d.forget(w, false)
+			n = d.pending.Put(events, n, w.tok)
 		}
 	}
-	d.sweep.Swept(start, d.sweep.Now())
 	return n
 }
 

@@ -25,3 +25,7 @@ func TestConformance(t *testing.T) {
 	d.Close()
 	conformance.Run(t, func() (core.Driver, error) { return stream.New() })
 }
+
+func BenchmarkDriver(b *testing.B) {
+	conformance.Benchmark(b, func() (core.Driver, error) { return stream.New() })
+}

@@ -1,5 +1,5 @@
 // Package fdcheck is what the epoll and netpoll drivers share to notice a
-// registered fd that was closed behind their back.
+// registered fd that was closed behind their back, and to report it once.
 //
 // Neither mechanism reports such a close. epoll(7) drops the registration
 // of a file whose last descriptor is closed ("Will closing a file descriptor
@@ -16,4 +16,10 @@
 // sweep up to MaxInterval, so an idle process wakes at most once a second,
 // and never falls below 100 times the cost of the last sweep, so that
 // sweeping thousands of fds costs at most about 1% of the loop's time.
+// Sweep.BeforeWait and Sweep.AfterWait apply that schedule around a Wait,
+// so that both drivers follow it to the letter.
+//
+// A Closed event found where there is no room for it (outside Wait, or
+// past the end of the caller's slice) waits in a Pending for the next Wait:
+// the driver has forgotten the fd, so no later sweep would find it again.
 package fdcheck

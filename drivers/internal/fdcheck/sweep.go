@@ -1,6 +1,10 @@
 package fdcheck
 
-import "time"
+import (
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
 
 const (
 	// MinInterval is the time between sweeps while the driver is busy:
@@ -77,4 +81,55 @@ func (s *Sweep) Swept(start, end time.Duration) {
 	s.interval = max(s.interval, costFactor*(end-start))
 	s.active = false
 	s.next = end + s.interval
+}
+
+// Check is a driver's sweep of its registrations: it reports every fd
+// found closed as Closed (into events, then into the driver's Pending),
+// forgets it, and returns how many events it filled.
+type Check func(events []core.Event) int
+
+// BeforeWait applies the schedule before a Wait of a driver with regs
+// registrations; without any it does nothing, so that a driver that
+// watches nothing never wakes for a sweep. A poll (timeout 0) sweeps when
+// PollDue says so; a Wait that may block sweeps when due, does not block
+// if the sweep found something, and is otherwise capped at the next sweep.
+// events is the room left in the caller's slice; a blocking Wait has
+// reported nothing yet. It returns how many events the sweep filled, the
+// timeout to wait for, and whether the timeout was capped, for AfterWait.
+func (s *Sweep) BeforeWait(events []core.Event, timeout time.Duration, regs int, check Check) (n int, t time.Duration, capped bool) {
+	if regs == 0 {
+		return 0, timeout, false
+	}
+	if timeout == 0 {
+		if s.PollDue() {
+			n = s.run(events, check)
+		}
+		return n, 0, false
+	}
+	now := s.Now()
+	if s.Due(now) {
+		if n = s.run(events, check); n > 0 {
+			return n, 0, false
+		}
+	}
+	t, capped = s.Bound(now, timeout)
+	return 0, t, capped
+}
+
+// AfterWait sweeps after a Wait that BeforeWait capped came back with
+// nothing, if the sweep it was capped for is due, and returns how many
+// events the sweep filled.
+func (s *Sweep) AfterWait(events []core.Event, check Check) int {
+	if !s.Due(s.Now()) {
+		return 0
+	}
+	return s.run(events, check)
+}
+
+// run sweeps and schedules the next sweep from what this one cost.
+func (s *Sweep) run(events []core.Event, check Check) int {
+	start := s.Now()
+	n := check(events)
+	s.Swept(start, s.Now())
+	return n
 }

@@ -3,6 +3,8 @@ package fdcheck
 import (
 	"testing"
 	"time"
+
+	"github.com/revoltgo/eventloop/core"
 )
 
 // TestSweepInterval pins the schedule the drivers document: 10 ms after
@@ -56,5 +58,34 @@ func TestPollDueReadsTheClockRarely(t *testing.T) {
 	}
 	if !s.PollDue() {
 		t.Fatalf("PollDue false at call %d", pollStride)
+	}
+}
+
+// TestBeforeWait pins the schedule around a Wait: a blocking Wait is
+// capped at the next sweep and does not block when a due sweep finds a
+// closed fd; a poll does not read the clock.
+func TestBeforeWait(t *testing.T) {
+	var s Sweep
+	sweeps := 0
+	found := 0
+	check := func(events []core.Event) int { sweeps++; return found }
+	events := make([]core.Event, 4)
+	if n, to, capped := s.BeforeWait(events, -1, 1, check); n != 0 || !capped || to <= 0 || to > MinInterval || sweeps != 0 {
+		t.Fatalf("BeforeWait(forever) = %d, %v, %v after %d sweeps; want capped at most %v, no sweep", n, to, capped, sweeps, MinInterval)
+	}
+	if got := s.AfterWait(events, check); got != 0 || sweeps != 0 {
+		t.Fatalf("AfterWait before due = %d after %d sweeps, want no sweep", got, sweeps)
+	}
+	s.next = 0 // due
+	found = 1
+	if n, to, capped := s.BeforeWait(events, time.Second, 1, check); n != 1 || to != 0 || capped || sweeps != 1 {
+		t.Fatalf("BeforeWait(1s) when due = %d, %v, %v after %d sweeps; want 1, 0, false after 1", n, to, capped, sweeps)
+	}
+	s.next = 0
+	for range pollStride - 1 {
+		s.BeforeWait(events, 0, 1, check)
+	}
+	if sweeps != 1 {
+		t.Fatalf("%d sweeps in %d polls, want none before the %dth", sweeps-1, pollStride-1, pollStride)
 	}
 }
