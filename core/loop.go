@@ -54,8 +54,8 @@ type Loop struct {
 	mainWait     *Suspension // the main Suspend in progress
 	mainIntr     interrupt   // what the loop fiber handed main
 	mainDeadlock error
-	lockBuf      [64]byte // threadLocked's buffer: Stack's argument escapes
-	fibersLive   int      // fibers with a task in progress (not parked in the pool)
+	proxy        *proxy // the goroutine that switches to fibers for main (run.go)
+	fibersLive   int    // fibers with a task in progress (not parked in the pool)
 	entered      atomic.Bool
 	intr         interrupt
 	stopped      bool

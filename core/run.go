@@ -1,9 +1,6 @@
 package core
 
-import (
-	"bytes"
-	"runtime"
-)
+import "runtime"
 
 // Run runs the loop until no enabled referenced callback (nor post) is left,
 // or until Stop. It returns nil, an *UncaughtError that no error handler
@@ -62,55 +59,68 @@ func (l *Loop) doMain(op mainOp) {
 	}
 }
 
-// enter performs op, which switches from main to the loop's fibers, on a
-// goroutine that is not locked to its OS thread. The runtime only lets a
-// goroutine switch to a coroutine in the thread-lock state the coroutine was
-// created in ("coro: OS thread locking must match locking at coroutine
-// creation"), and loops are run from locked goroutines (GUI and cgo main
-// threads) as well as unlocked ones, one after the other. Every fiber is
-// therefore created and switched to by unlocked goroutines: main itself when
-// it is unlocked, else a helper goroutine for the length of the call.
+// enter performs op on the loop's proxy goroutine, which alone switches to
+// the loop's fibers. The runtime only lets a goroutine switch to a coroutine
+// in the thread-lock state the coroutine was created in ("coro: OS thread
+// locking must match locking at coroutine creation"), loops are run from
+// goroutines locked to their thread (GUI and cgo main threads) as well as
+// unlocked ones, one after the other, and the runtime has no cheap way to
+// tell which a caller is. The proxy is never locked, so every fiber is
+// created and switched to in one state, whatever main does. A round trip to
+// it is a channel handoff (about 0.5 µs, on the caller's P when the caller
+// is unlocked); Close ends it.
 func (l *Loop) enter(op mainOp) {
-	if !threadLocked(&l.lockBuf) {
-		l.doMain(op)
-		return
+	p := l.proxy
+	if p == nil {
+		p = &proxy{req: make(chan mainOp), done: make(chan proxyOutcome), exited: make(chan struct{})}
+		l.proxy = p
+		go l.serve(p)
 	}
-	type outcome struct {
-		done bool
-		p    any
-	}
-	res := make(chan outcome, 1)
-	go func() {
-		done := false
-		defer func() {
-			if !done {
-				res <- outcome{p: recover()}
-			}
-		}()
-		l.doMain(op)
-		done = true
-		res <- outcome{done: true}
-	}()
-	o := <-res
-	if !o.done {
+	p.req <- op
+	o := <-p.done
+	if !o.ok {
+		// The proxy died with op: a panic in the loop's own code, or a
+		// Goexit (t.FailNow) in a callback. The caller gets the same.
+		l.proxy = nil
+		<-p.exited
 		if o.p == nil {
-			runtime.Goexit() // op called Goexit: so does its caller
+			runtime.Goexit()
 		}
 		panic(o.p)
 	}
+	if op == opClose {
+		close(p.req)
+		<-p.exited
+		l.proxy = nil
+	}
 }
 
-// threadLocked reports whether the calling goroutine is locked to its OS
-// thread. The runtime offers no query; the header of the goroutine's own
-// traceback says it ("locked to thread"). It costs ~2.5 µs, paid on entry to
-// Run, to a main Suspend and to Close, never per callback.
-func threadLocked(buf *[64]byte) bool {
-	n := runtime.Stack(buf[:], false)
-	head := buf[:n]
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
+// proxy is the goroutine that main's calls (Run, a main Suspend, Close)
+// hand their work to.
+type proxy struct {
+	req    chan mainOp
+	done   chan proxyOutcome
+	exited chan struct{}
+}
+
+type proxyOutcome struct {
+	ok bool
+	p  any // the panic value; nil with !ok is a Goexit
+}
+
+func (l *Loop) serve(p *proxy) {
+	defer close(p.exited)
+	ok := false
+	defer func() {
+		if !ok {
+			p.done <- proxyOutcome{p: recover()}
+		}
+	}()
+	for op := range p.req {
+		l.doMain(op)
+		p.done <- proxyOutcome{ok: true}
 	}
-	return bytes.Contains(head, []byte("locked to thread"))
+	ok = true
 }
 
 // RunOnce runs a single tick, for embedding the loop in another one (whose
