@@ -76,7 +76,7 @@ cell "gofmt" gofmt_clean
 cell "vet" go vet ./...
 cell "vet tags=eventloop_libkqueue" go vet -tags eventloop_libkqueue ./...
 
-cell "test -race core, root, conformance" go test -race -count=1 -v . ./core/... ./internal/... ./conformance/...
+cell "test -race core, root, conformance" go test -race -count=1 -v . ./core/... ./internal/... ./conformance/... ./examples/...
 for d in stream epoll netpoll; do
 	cell "conformance -race driver=$d" at_least 100 go test -race -count=1 -v ./drivers/$d/
 done
@@ -97,6 +97,12 @@ cell "tag eventloop_kqueue picks kqueue (libkqueue)" at_least 1 \
 	go test -count=1 -v -tags "eventloop_kqueue eventloop_libkqueue" -run TestTagPicksDriver .
 expect_fail "two driver tags fail the build" "at_most_one_eventloop_driver_build_tag" \
 	go build -tags "eventloop_stream eventloop_epoll" .
+
+cell "vet bench module (peers)" go -C bench vet ./...
+cell "test -race cmd" go test -race -count=1 -v ./cmd/...
+# A smoke run of the measurements, peers included: no speed is asserted.
+cell "smoke: eventloop bench --quick" go run ./cmd/eventloop bench --quick
+cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
 
 if [ "$mode" != quick ]; then
 	for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 \

@@ -1,0 +1,19 @@
+module github.com/revoltgo/eventloop/bench
+
+go 1.26.0
+
+require (
+	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
+	github.com/dop251/goja_nodejs v0.0.0-20260212111938-1f56ff5bcf14
+	github.com/revoltgo/eventloop v0.0.0
+)
+
+require (
+	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
+	github.com/go-sourcemap/sourcemap v2.1.4+incompatible // indirect
+	github.com/google/pprof v0.0.0-20240727154555-813a5fbdbec8 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.16.0 // indirect
+)
+
+replace github.com/revoltgo/eventloop => ../

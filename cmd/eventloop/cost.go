@@ -1,0 +1,237 @@
+package main
+
+import (
+	"errors"
+	"iter"
+
+	"github.com/revoltgo/eventloop"
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/hooks"
+)
+
+// costCase is one case of Table 2. prepare registers the work on a fresh
+// loop and returns what is timed.
+type costCase struct {
+	name string
+	ops  int // what ns/op divides by
+	// upstream is the PHP figure in ms after the change (0: none), for the
+	// same number of operations in the full mode.
+	upstream float64
+	prepare  func(l *core.Loop, ops int) func() error
+}
+
+// Sizes of Table 2, full and quick.
+type costSizes struct {
+	microtasks, defers, cycles, rounds int
+}
+
+var (
+	fullSizes  = costSizes{microtasks: 1_000_000, defers: 1_000_000, cycles: 200_000, rounds: 100}
+	quickSizes = costSizes{microtasks: 100_000, defers: 100_000, cycles: 20_000, rounds: 10}
+)
+
+const fibersPerRound = 1000
+
+func costCases(s costSizes) []costCase {
+	return []costCase{
+		{"microtasks (Queue)", s.microtasks, 221, prepMicrotasks},
+		{"defers (a tick each)", s.defers, 569, prepDefers},
+		{"defers (all in one tick)", s.defers, 569, prepDefersBatch},
+		{"suspend/resume: queued microtask, in a fiber", s.cycles, 400, prepSuspendQueued},
+		{"suspend/resume: Defer, in a fiber", s.cycles, 0, prepSuspendDeferred},
+		{"suspend/resume: queued microtask, main", s.cycles, 0, prepSuspendMain},
+		{"1000 fibers resumed in one tick (per fiber)", s.rounds * fibersPerRound, 2009, prepFibersOneTick},
+	}
+}
+
+func prepMicrotasks(l *core.Loop, ops int) func() error {
+	n := ops
+	var fn func()
+	fn = func() {
+		if n--; n > 0 {
+			l.Queue(fn)
+		}
+	}
+	return func() error {
+		l.Queue(fn)
+		return l.Run()
+	}
+}
+
+func prepDefers(l *core.Loop, ops int) func() error {
+	n := ops
+	var fn func(core.CallbackID)
+	fn = func(core.CallbackID) {
+		if n--; n > 0 {
+			l.Defer(fn)
+		}
+	}
+	return func() error {
+		l.Defer(fn)
+		return l.Run()
+	}
+}
+
+// prepDefersBatch registers every defer before Run: they all run in one
+// tick.
+func prepDefersBatch(l *core.Loop, ops int) func() error {
+	fn := func(core.CallbackID) {}
+	return func() error {
+		for range ops {
+			l.Defer(fn)
+		}
+		return l.Run()
+	}
+}
+
+func prepSuspendQueued(l *core.Loop, ops int) func() error {
+	var failed error
+	l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		resume := func() { s.Resume(nil) }
+		for range ops {
+			l.Queue(resume)
+			if _, err := s.Suspend(); err != nil {
+				failed = err
+				return
+			}
+		}
+	})
+	return func() error { return errors.Join(l.Run(), failed) }
+}
+
+// prepSuspendDeferred registers the fiber in the timed run: the first Defer
+// it needs is the one that starts it.
+func prepSuspendDeferred(l *core.Loop, ops int) func() error {
+	var failed error
+	l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		resume := func(core.CallbackID) { s.Resume(nil) }
+		for range ops {
+			l.Defer(resume)
+			if _, err := s.Suspend(); err != nil {
+				failed = err
+				return
+			}
+		}
+	})
+	return func() error { return errors.Join(l.Run(), failed) }
+}
+
+func prepSuspendMain(l *core.Loop, ops int) func() error {
+	s := l.Suspension()
+	resume := func() { s.Resume(nil) }
+	return func() error {
+		for range ops {
+			l.Queue(resume)
+			if _, err := s.Suspend(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// prepFibersOneTick: per round, 1000 Defers suspend and a 1001st resumes
+// them all in the same tick (upstream's "1000 fibers resumed in the same
+// tick", round after round on one loop).
+func prepFibersOneTick(l *core.Loop, ops int) func() error {
+	rounds := ops / fibersPerRound
+	susp := make([]*core.Suspension, fibersPerRound)
+	bodies := make([]func(core.CallbackID), fibersPerRound)
+	for i := range bodies {
+		bodies[i] = func(core.CallbackID) {
+			susp[i] = l.Suspension()
+			_, _ = susp[i].Suspend()
+		}
+	}
+	resumeAll := func(core.CallbackID) {
+		for _, s := range susp {
+			s.Resume(nil)
+		}
+	}
+	return func() error {
+		for range rounds {
+			for _, fn := range bodies {
+				l.Defer(fn)
+			}
+			l.Defer(resumeAll)
+			if err := l.Run(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// costRun times one case once on a fresh loop; Close is not timed.
+func costRun(driver string, c costCase, rule bool) (sample, error) {
+	l, err := eventloop.NewWithDriver(driver)
+	if err != nil {
+		return sample{}, err
+	}
+	hooks.SetNesting(l, !rule)
+	fn := c.prepare(l, c.ops)
+	s, err := timed(fn)
+	return s, errors.Join(err, l.Close())
+}
+
+// Floors: the same work in bare Go, with no loop.
+
+// floorClosureFIFO: each closure pushed on a ring FIFO and popped and
+// called, as a microtask queue does with no loop around it.
+func floorClosureFIFO(ops int) func() error {
+	return func() error {
+		var ring [1024]func()
+		head, tail := 0, 0
+		n := 0
+		fn := func() { n++ }
+		for range ops {
+			ring[tail&(len(ring)-1)] = fn
+			tail++
+			f := ring[head&(len(ring)-1)]
+			ring[head&(len(ring)-1)] = nil
+			head++
+			f()
+		}
+		if n != ops {
+			return errors.New("closure FIFO: lost calls")
+		}
+		return nil
+	}
+}
+
+func floorPullRoundTrip(ops int) func() error {
+	return func() error {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			for yield(struct{}{}) {
+			}
+		})
+		defer stop()
+		for range ops {
+			next()
+		}
+		return nil
+	}
+}
+
+// floorChannelHandoff: a round trip to another goroutine and back over two
+// unbuffered channels (what a fiber would cost without coroutines).
+func floorChannelHandoff(ops int) func() error {
+	return func() error {
+		ping, pong := make(chan struct{}), make(chan struct{})
+		go func() {
+			for range ping {
+				pong <- struct{}{}
+			}
+			close(pong)
+		}()
+		for range ops {
+			ping <- struct{}{}
+			<-pong
+		}
+		close(ping)
+		<-pong
+		return nil
+	}
+}

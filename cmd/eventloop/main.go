@@ -1,0 +1,78 @@
+// Command eventloop shows what this build of revoltgo/eventloop offers and
+// measures it.
+//
+//	eventloop drivers
+//	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
+//
+// drivers lists the drivers this build offers, best first, and says which
+// one eventloop.New picks and why (the EVENTLOOP_DRIVER variable, a build
+// tag, or the platform).
+//
+// bench prints two tables per driver, the shape of the upstream change that
+// introduced the non-nesting drain rule (Revolt), with the rule on and off:
+//
+//   - Table 1, nesting: N fibers suspend and are all resumed in one tick;
+//     each keeps an error holding its stack. It reports the resume depth of
+//     the first and last fiber resumed, the fibers and goroutines still live
+//     after the tick, and memory (heap plus goroutine stacks).
+//   - Table 2, cost: microtasks, defers, one fiber suspended and resumed
+//     many times (by a queued microtask in a fiber, by a Defer, and from
+//     main), and 1000 fibers resumed in one tick, each the median of
+//     interleaved runs with the rule off and on; then the bare-Go floors
+//     (a closure FIFO, an iter.Pull round trip, a goroutine and channel
+//     handoff) and the ratios the project targets.
+//
+// The peers (github.com/dop251/goja_nodejs/eventloop) live in the separate
+// module bench/, so that the library's go.mod stays lean. When the command
+// runs inside a clone, bench runs them too, as `go -C <clone>/bench run
+// ./peers`, and prints their table; --peers=false skips them. They can be
+// run alone the same way.
+//
+// --svg FILE draws Table 1 of the first driver measured: the resume depth
+// of the last fiber and the memory after the tick against N, rule on and
+// off.
+//
+// --quick makes every size smaller and runs each case fewer times (the
+// whole command takes well under 30 s); the full mode takes a few minutes.
+// Progress goes to stderr, one line per case; the tables go to stdout.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `usage:
+  eventloop drivers
+  eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "drivers":
+		err = driversCmd(args[1:], stdout)
+	case "bench":
+		err = benchCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "eventloop: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "eventloop %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
