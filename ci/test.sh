@@ -106,7 +106,8 @@ cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
 
 if [ "$mode" != quick ]; then
 	for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 \
-		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64; do
+		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64 \
+		freebsd/386 freebsd/arm netbsd/386 netbsd/arm openbsd/386 openbsd/arm; do
 		cell "cross vet $target" env CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
 	done
 fi

@@ -54,8 +54,8 @@ import (
 // wakeups coalesce, so a thousand calls cost about one.
 //
 // Close releases every kernel object; afterwards every method, Wakeup
-// included, returns an error matching ErrClosed, and a second Close returns
-// such an error too (the loop makes its own Close idempotent).
+// included, returns an error matching ErrClosed; a second Close is a no-op
+// that returns nil.
 //
 // No globals: two drivers in one process never interfere.
 type Driver interface {

@@ -206,7 +206,7 @@ func (d *Driver) Wakeup() error { return d.wake.wakeup() }
 // Close implements core.Driver.
 func (d *Driver) Close() error {
 	if d.closed {
-		return errClosed("close")
+		return nil // a second Close is a no-op
 	}
 	d.closed = true
 	err := errors.Join(d.wake.close(), closeFd(d.epfd))

@@ -319,7 +319,7 @@ func filterOf(bit core.Interest) int {
 // that none of them writes to a descriptor number already reused.
 func (d *Driver) Close() error {
 	if d.closed {
-		return core.ErrClosed
+		return nil // a second Close is a no-op
 	}
 	d.closed = true
 	d.users.Or(closedBit)

@@ -145,7 +145,7 @@ func (d *Driver) Wakeup() error {
 // closed when it returns.
 func (d *Driver) Close() error {
 	if d.closed.Swap(true) {
-		return errClosed("close")
+		return nil // a second Close is a no-op
 	}
 	for _, w := range d.watches {
 		release(w)

@@ -116,7 +116,7 @@ func (d *Driver) Wakeup() error {
 // stay open.
 func (d *Driver) Close() error {
 	if !d.closed.CompareAndSwap(false, true) {
-		return core.ErrClosed
+		return nil // a second Close is a no-op
 	}
 	err := d.wake.close()
 	d.pfds, d.regs, d.index = nil, nil, nil
