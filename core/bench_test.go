@@ -194,3 +194,23 @@ func Benchmark1000FibersOneTick(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDeferTracing: BenchmarkDefer with WithTracing, for the cost of
+// recording where each callback was created (without it, one branch).
+func BenchmarkDeferTracing(b *testing.B) {
+	l := core.New(newTimerDriver(), core.WithTracing())
+	b.Cleanup(func() { _ = l.Close() })
+	n := b.N
+	var fn func(core.CallbackID)
+	fn = func(core.CallbackID) {
+		if n--; n > 0 {
+			l.Defer(fn)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	l.Defer(fn)
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}

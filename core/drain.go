@@ -145,6 +145,9 @@ func (l *Loop) afterMicrotask(self *fiber) bool {
 func (l *Loop) runCallback(c *callback) {
 	l.stats.Callbacks++
 	id, typ := c.id, c.typ
+	if c.created != nil {
+		l.cur.created = c.created // tracing: a suspended fiber says whose it is
+	}
 	switch typ {
 	case TypeDefer, TypeDelay:
 		fn := c.fn

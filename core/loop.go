@@ -1,6 +1,7 @@
 package core
 
 import (
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,7 @@ type Loop struct {
 	mainIntr     interrupt   // what the loop fiber handed main
 	mainDeadlock error
 	proxy        *proxy // the goroutine that switches to fibers for main (run.go)
+	dump         string // what opDump found
 	fibersLive   int    // fibers with a task in progress (not parked in the pool)
 	entered      atomic.Bool
 	intr         interrupt
@@ -114,8 +116,14 @@ func WithFiberPool(n int) Option {
 }
 
 // WithTracing records where each callback was created, so that the deadlock
-// error can say which callbacks and fibers were left.
+// error and Dump can say where the callbacks left, and the callbacks the
+// suspended fibers run, came from (Revolt's TracingDriver). The environment
+// variable EVENTLOOP_DEBUG_TRACE=1 turns it on for every loop. It costs a
+// runtime.Callers per registration; without it the loop pays one branch.
 func WithTracing() Option { return func(l *Loop) { l.trace = true } }
+
+// EnvDebugTrace is the environment variable that turns WithTracing on.
+const EnvDebugTrace = "EVENTLOOP_DEBUG_TRACE"
 
 // New returns a loop on driver d. The loop owns d: Close closes it.
 func New(d Driver, opts ...Option) *Loop {
@@ -127,6 +135,7 @@ func New(d Driver, opts ...Option) *Loop {
 		poolMax: 256,
 		epoch:   time.Now(),
 		events:  make([]Event, 256),
+		trace:   os.Getenv(EnvDebugTrace) == "1",
 	}
 	for _, o := range opts {
 		o(l)

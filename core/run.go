@@ -43,6 +43,7 @@ type mainOp uint8
 const (
 	opRun mainOp = iota + 1
 	opClose
+	opDump
 )
 
 // doMain performs op; its results are left in l.mainIntr and
@@ -56,6 +57,8 @@ func (l *Loop) doMain(op mainOp) {
 		}
 	case opClose:
 		l.shutdown()
+	case opDump:
+		_, l.dump = l.report()
 	}
 }
 

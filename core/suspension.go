@@ -156,25 +156,55 @@ func (s *Suspension) wake(v any, err error, method string) {
 	}
 }
 
-// deadlockError lists where every suspended fiber waits: each is switched to
-// once with a probe flag, records its own stack and suspends again.
+// deadlockError lists where every suspended fiber waits.
 func (l *Loop) deadlockError() error {
+	n, report := l.report()
+	return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); %d fibers suspended:%s", ErrDeadlock, n, report)
+}
+
+// report describes the suspended fibers (where each waits: each is switched
+// to once with a probe flag, records its own stack and suspends again) and,
+// with tracing, where each callback still registered and each fiber's
+// callback were created.
+func (l *Loop) report() (suspended int, text string) {
 	var b strings.Builder
-	n := 0
 	for f := l.fibers.head; f != nil; f = f.succ {
 		if !f.suspended {
 			continue
 		}
 		f.probe = true
 		l.switchTo(f)
-		n++
-		fmt.Fprintf(&b, "\n\nfiber %d:\n%s", f.id, f.stack)
+		suspended++
+		fmt.Fprintf(&b, "\n\nfiber %d suspended:\n%s", f.id, f.stack)
+		if f.created != nil {
+			b.WriteString("\nin a callback created at:")
+			writeFrames(&b, f.created)
+		}
 		f.stack = nil
 	}
 	if l.trace {
-		b.WriteString(l.traceLive())
+		for _, c := range l.slots {
+			if c.id == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n\ncallback %s (%s, enabled=%v, referenced=%v) created at:", c.id, c.typ, c.enabled, c.referenced)
+			writeFrames(&b, c.created)
+		}
 	}
-	return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); %d fibers suspended:%s", ErrDeadlock, n, b.String())
+	return suspended, b.String()
+}
+
+func writeFrames(b *strings.Builder, pcs []uintptr) {
+	frames := runtime.CallersFrames(pcs)
+	for {
+		fr, more := frames.Next()
+		if fr.Function != "" {
+			fmt.Fprintf(b, "\n\t%s\n\t\t%s:%d", fr.Function, fr.File, fr.Line)
+		}
+		if !more {
+			break
+		}
+	}
 }
 
 func stackOf() []byte {
@@ -182,24 +212,34 @@ func stackOf() []byte {
 	return buf[:runtime.Stack(buf, false)]
 }
 
-// traceLive lists where each callback still registered was created.
-func (l *Loop) traceLive() string {
+// Dump describes the loop for a person debugging a stuck program: its
+// counters, every callback still registered, and where every suspended fiber
+// waits; with WithTracing (or EVENTLOOP_DEBUG_TRACE=1) also where each
+// callback, and the callback each suspended fiber runs, was created. Call it
+// from main or from a callback.
+func (l *Loop) Dump() string {
+	if l.closed {
+		return "eventloop: closed"
+	}
 	var b strings.Builder
-	for _, c := range l.slots {
-		if c.id == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "\n\ncallback %s (%s, enabled=%v, referenced=%v) created at:", c.id, c.typ, c.enabled, c.referenced)
-		frames := runtime.CallersFrames(c.created)
-		for {
-			fr, more := frames.Next()
-			if fr.Function != "" {
-				fmt.Fprintf(&b, "\n\t%s\n\t\t%s:%d", fr.Function, fr.File, fr.Line)
-			}
-			if !more {
-				break
+	st := l.Stats()
+	fmt.Fprintf(&b, "eventloop: driver %s, running=%v, %d ticks, %d callbacks run, %d microtasks, %d fibers started, %d live",
+		l.driver.Name(), l.IsRunning(), st.Ticks, st.Callbacks, st.Microtasks, st.FibersStarted, st.FibersLive)
+	if !l.trace {
+		for _, c := range l.slots {
+			if c.id != 0 {
+				fmt.Fprintf(&b, "\ncallback %s (%s, enabled=%v, referenced=%v)", c.id, c.typ, c.enabled, c.referenced)
 			}
 		}
 	}
+	var text string
+	if l.cur != nil {
+		_, text = l.report()
+	} else {
+		// Probing switches to fibers: from main that is the proxy's work.
+		l.enter(opDump)
+		text, l.dump = l.dump, ""
+	}
+	b.WriteString(text)
 	return b.String()
 }
