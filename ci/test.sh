@@ -87,6 +87,8 @@ else
 	cell "conformance driver=kqueue: libkqueue missing" false
 fi
 cell "test -race drivers/internal" go test -race -count=1 -v ./drivers/internal/...
+# The bounded soak (every driver cell above runs it for 2 s): 10 s on epoll.
+cell "soak -race 10s driver=epoll" at_least 1 go test -race -count=1 -v -run Soak ./drivers/epoll/ -soak=10s
 expect_fail "kqueue tag without cgo fails loudly" "cgo" \
 	env CGO_ENABLED=0 go test -count=1 -tags eventloop_libkqueue ./drivers/kqueue/
 
