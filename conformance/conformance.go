@@ -42,6 +42,9 @@ func Run(t *testing.T, newDriver func() (core.Driver, error)) {
 		for _, c := range LoopCases() {
 			t.Run(c.Name, func(t *testing.T) { runLoopCase(t, newDriver, c) })
 		}
+		for _, c := range loopFactoryCases() {
+			t.Run(c.Name, func(t *testing.T) { runLoopFactoryCase(t, newDriver, c) })
+		}
 	})
 	t.Run("Driver", func(t *testing.T) {
 		for _, c := range DriverCases() {
@@ -65,6 +68,7 @@ func LoopCases() []Case {
 		driverErrorCases(),
 		eventLoopTestCases(),
 		revoltInternalCases(),
+		faultCases(),
 	} {
 		all = append(all, group...)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,6 +25,14 @@ type Driver struct {
 	index map[int]int // fd -> i, so that Modify and Deregister need no scan
 	next  int         // where the next Wait starts looking, for fairness
 
+	// A close from another thread need not wake a blocked poll(2), and
+	// once a new file takes the number poll asks about that file and never
+	// reports POLLNVAL: so a sweep compares each fd's identity with the one
+	// it had at Register now and then, and caps a blocking Wait at the
+	// next sweep while fds are registered.
+	sweep   fdcheck.Sweep
+	pending fdcheck.Pending // Closed events found by Register, or beyond the caller's slice
+
 	wake   wakeup
 	closed atomic.Bool // read by Wakeup on other goroutines
 }
@@ -32,7 +41,8 @@ type registration struct {
 	fd   int
 	tok  core.Token
 	in   core.Interest
-	dead bool // reported Closed in this Wait; swept before Wait returns
+	id   fdcheck.Ident // of the file at Register, to tell a reused number
+	dead bool          // reported Closed in this Wait; dropped before Wait returns
 }
 
 var (
@@ -62,17 +72,29 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 	if err := d.check("register", fd); err != nil {
 		return err
 	}
-	if _, ok := d.index[fd]; ok {
-		return fmt.Errorf("stream: register fd %d: %w", fd, fs.ErrExist)
+	if i, ok := d.index[fd]; ok {
+		if d.alive(i) {
+			return fmt.Errorf("stream: register fd %d: %w", fd, fs.ErrExist)
+		}
+		// The number was closed and reused before a sweep noticed: the
+		// old registration is reported Closed by the next Wait.
+		old := d.regs[i].tok
+		d.remove(i)
+		d.pending.Add(old)
 	}
 	if err := probe(fd); err != nil {
 		return fmt.Errorf("stream: register fd %d: %w", fd, err)
+	}
+	id, err := fdcheck.Identify(fd)
+	if err != nil {
+		return fmt.Errorf("stream: register fd %d: %w", fd, os.NewSyscallError("fstat", err))
 	}
 	var p unix.PollFd
 	setInterest(&p, fd, in)
 	d.index[fd] = len(d.pfds)
 	d.pfds = append(d.pfds, p)
-	d.regs = append(d.regs, registration{fd: fd, tok: tok, in: in & (core.Read | core.Write)})
+	d.regs = append(d.regs, registration{fd: fd, tok: tok, in: in & (core.Read | core.Write), id: id})
+	d.sweep.Activity()
 	return nil
 }
 
@@ -88,6 +110,7 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	setInterest(&d.pfds[i], fd, in)
 	d.regs[i].tok = tok
 	d.regs[i].in = in & (core.Read | core.Write)
+	d.sweep.Activity()
 	return nil
 }
 
@@ -101,6 +124,7 @@ func (d *Driver) Deregister(fd int) error {
 		return fmt.Errorf("stream: deregister fd %d: %w", fd, fs.ErrNotExist)
 	}
 	d.remove(i)
+	d.sweep.Activity()
 	return nil
 }
 
@@ -119,7 +143,7 @@ func (d *Driver) Close() error {
 		return nil // a second Close is a no-op
 	}
 	err := d.wake.close()
-	d.pfds, d.regs, d.index = nil, nil, nil
+	d.pfds, d.regs, d.index, d.pending = nil, nil, nil, fdcheck.Pending{}
 	return err
 }
 
@@ -156,6 +180,17 @@ func probe(fd int) error {
 		return os.NewSyscallError("fcntl", err)
 	}
 	return fmt.Errorf("poll(2) cannot watch this file: %w", errors.ErrUnsupported)
+}
+
+// alive reports whether the fd of slot i still names the file registered
+// there. An fstat error other than EBADF says nothing about the number, so
+// the registration is kept.
+func (d *Driver) alive(i int) bool {
+	id, err := fdcheck.Identify(d.regs[i].fd)
+	if err != nil {
+		return err != unix.EBADF
+	}
+	return id == d.regs[i].id
 }
 
 // remove forgets the registration in slot i by moving the last one into it.

@@ -20,21 +20,37 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 	if d.closed.Load() {
 		return 0, core.ErrClosed
 	}
+	filled := d.pending.Flush(events)
+	if filled > 0 {
+		timeout = 0
+	}
+	m, timeout, capped := d.sweep.BeforeWait(events[filled:], timeout, len(d.regs)-1, d.validate)
+	filled += m
+	if filled > 0 && filled == len(events) {
+		d.sweep.Activity()
+		return filled, nil
+	}
 	n, err := unix.Poll(d.pfds, pollTimeout(timeout))
 	if err != nil {
 		if err == unix.EINTR {
-			return 0, nil
+			return filled, nil
 		}
-		return 0, os.NewSyscallError("poll", err)
+		return filled, os.NewSyscallError("poll", err)
 	}
 	if n == 0 {
-		return 0, nil
+		if capped && filled == 0 {
+			filled = d.sweep.AfterWait(events, d.validate)
+		}
+		if filled > 0 {
+			d.sweep.Activity()
+		}
+		return filled, nil
 	}
 	if rev := revents(&d.pfds[0]); rev != 0 {
 		if rev&unix.POLLNVAL != 0 {
 			// Someone closed our own fd behind our back; every later poll
 			// would report it again, so stop rather than spin.
-			return 0, fmt.Errorf("stream: wakeup fd %d was closed: %w", d.wake.r, os.NewSyscallError("poll", unix.EBADF))
+			return filled, fmt.Errorf("stream: wakeup fd %d was closed: %w", d.wake.r, os.NewSyscallError("poll", unix.EBADF))
 		}
 		d.wake.drain()
 		n--
@@ -43,7 +59,7 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 	if d.next >= len(d.pfds) {
 		d.next = 1
 	}
-	filled, dead := 0, false
+	dead := false
 	i := d.next
 	for k := 1; k < len(d.pfds) && n > 0 && filled < len(events); k++ {
 		if rev := revents(&d.pfds[i]); rev != 0 {
@@ -67,19 +83,39 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 	}
 	d.next = i
 	if dead {
-		d.sweep()
+		d.dropDead()
+	}
+	if filled > 0 {
+		d.sweep.Activity()
 	}
 	return filled, nil
 }
 
-// sweep forgets every registration that Wait reported Closed. Walking down
-// keeps swap-removal correct: whatever moves into slot i was already seen.
-func (d *Driver) sweep() {
+// dropDead forgets every registration that Wait reported Closed. Walking
+// down keeps swap-removal correct: whatever moves into slot i was already
+// seen.
+func (d *Driver) dropDead() {
 	for i := len(d.regs) - 1; i >= 1; i-- {
 		if d.regs[i].dead {
 			d.remove(i)
 		}
 	}
+}
+
+// validate is the driver's fdcheck.Check: it reports Closed, and forgets,
+// every registration whose number no longer names the file registered
+// (closed, or closed and taken by another file), which poll(2) cannot
+// tell. Walking down keeps swap-removal correct, as in dropDead.
+func (d *Driver) validate(events []core.Event) int {
+	n := 0
+	for i := len(d.regs) - 1; i >= 1; i-- {
+		if !d.alive(i) {
+			tok := d.regs[i].tok
+			d.remove(i)
+			n = d.pending.Put(events, n, tok)
+		}
+	}
+	return n
 }
 
 // revents widens Revents, which is int16 on most systems and uint16 on AIX
