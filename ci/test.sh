@@ -87,6 +87,10 @@ else
 	cell "conformance driver=kqueue: libkqueue missing" false
 fi
 cell "test -race drivers/internal" go test -race -count=1 -v ./drivers/internal/...
+# A short fuzz of the loop against its reference model (a count, not a
+# time: a time limit can end in a spurious "context deadline exceeded" from
+# the fuzzing coordinator of go1.26).
+cell "fuzz FuzzLoop 20000x" go test -run '^$' -fuzz '^FuzzLoop$' -fuzztime 20000x -parallel 1 -timeout 300s ./core/
 # The bounded soak (every driver cell above runs it for 2 s): 10 s on epoll.
 cell "soak -race 10s driver=epoll" at_least 1 go test -race -count=1 -v -run Soak ./drivers/epoll/ -soak=10s
 expect_fail "kqueue tag without cgo fails loudly" "cgo" \
