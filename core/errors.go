@@ -19,6 +19,11 @@ var (
 	// ErrDeadlock is wrapped by the error a main Suspend returns when the loop
 	// runs out of callbacks before the suspension is resumed.
 	ErrDeadlock = errors.New("eventloop: event loop terminated without resuming the current suspension")
+	// ErrGoexit is the cause in the *UncaughtError that Run (or a main
+	// Suspend) returns when a callback called runtime.Goexit (as t.FailNow
+	// does): that callback's fiber, and the fibers that had resumed it,
+	// ended; the loop goes on without them.
+	ErrGoexit = errors.New("eventloop: a callback called runtime.Goexit (t.FailNow?); its fiber ended")
 	// ErrUnsupported is matched by errors for what this platform or driver
 	// cannot do (it is errors.ErrUnsupported).
 	ErrUnsupported = errors.ErrUnsupported

@@ -84,7 +84,7 @@ func (l *Loop) newFiber() *fiber {
 // run the next one it is handed, until Close (or a full pool) ends it.
 func (f *fiber) body() {
 	l := f.l
-	defer l.fibers.remove(f)
+	defer l.fiberExit(f)
 	for {
 		switch f.kind {
 		case taskLoop:
@@ -102,6 +102,26 @@ func (f *fiber) body() {
 		if !f.yield(struct{}{}) || l.closing {
 			return
 		}
+	}
+}
+
+// fiberExit ends a fiber goroutine. One that ends with a task in progress
+// was taken by runtime.Goexit in a callback: it gives up its roles so that
+// the loop goes on without it.
+func (l *Loop) fiberExit(f *fiber) {
+	l.fibers.remove(f)
+	if f.kind == 0 {
+		return
+	}
+	l.fibersLive--
+	if l.loopFiber == f {
+		l.loopFiber = nil
+	}
+	if l.cbFiber == f {
+		l.cbFiber = nil
+	}
+	if f.suspended {
+		f.suspended = false
 	}
 }
 

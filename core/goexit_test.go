@@ -9,25 +9,65 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A callback that calls runtime.Goexit (t.FailNow does) ends the goroutine
-// that called Run, as Go would have it, instead of deadlocking the loop; the
-// loop can still be closed and leaks nothing (goleak in TestMain).
-func TestGoexitInCallbackEndsRunCaller(t *testing.T) {
-	l := core.New(newTimerDriver())
+// A callback that calls runtime.Goexit (t.FailNow does) ends its own fiber
+// cleanly; Run reports it instead of deadlocking or taking its caller down,
+// and the loop goes on: the next Run runs what is left, Close leaks nothing
+// (goleak in TestMain).
+func TestGoexitInCallbackIsReported(t *testing.T) {
+	l := newLoop(t)
 	ran := false
-	l.Defer(func(core.CallbackID) { runtime.Goexit() })
+	deferred := false
+	l.Defer(func(core.CallbackID) {
+		defer func() { deferred = true }()
+		runtime.Goexit()
+	})
 	l.Defer(func(core.CallbackID) { ran = true })
-	returned := false
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = l.Run()
-		returned = true
-	}()
-	<-done
-	assert.False(t, returned, "Run's caller ended with the Goexit")
+	err := l.Run()
+	require.ErrorIs(t, err, core.ErrGoexit)
+	var u *core.UncaughtError
+	require.ErrorAs(t, err, &u)
+	assert.True(t, deferred, "the fiber's deferred calls ran")
 	assert.False(t, ran)
+	require.NoError(t, l.Run())
+	assert.True(t, ran)
+	assert.Zero(t, l.Stats().FibersLive)
+}
+
+// The same from a fiber that was suspended and resumed, with main
+// suspended: the main Suspend returns the error.
+func TestGoexitInResumedFiberEndsMainSuspend(t *testing.T) {
+	l := newLoop(t)
+	l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		l.Defer(func(core.CallbackID) { s.Resume(nil) })
+		_, _ = s.Suspend()
+		runtime.Goexit()
+	})
+	_, err := l.Suspension().Suspend()
+	require.ErrorIs(t, err, core.ErrGoexit)
+	n := 0
+	l.Defer(func(core.CallbackID) { n++ })
+	require.NoError(t, l.Run())
+	assert.Equal(t, 1, n)
+}
+
+// Goexit while Close unwinds a fiber: Close still ends every other fiber.
+func TestGoexitDuringClose(t *testing.T) {
+	l := core.New(newTimerDriver())
+	unwound := 0
+	for i := range 3 {
+		l.Defer(func(core.CallbackID) {
+			defer func() { unwound++ }()
+			_, _ = l.Suspension().Suspend()
+			if i == 1 {
+				runtime.Goexit()
+			}
+		})
+	}
+	require.NoError(t, l.Run())
 	require.NoError(t, l.Close())
+	assert.Equal(t, 3, unwound)
+	assert.Zero(t, l.Stats().FiberGoroutines)
 }
 
 // Run on a second goroutine while the first runs is refused, not a race.

@@ -1,7 +1,5 @@
 package core
 
-import "runtime"
-
 // Run runs the loop until no enabled referenced callback (nor post) is left,
 // or until Stop. It returns nil, an *UncaughtError that no error handler
 // took (the loop stays usable: Run again to go on), ErrLoopRunning if the
@@ -82,14 +80,22 @@ func (l *Loop) enter(op mainOp) {
 	p.req <- op
 	o := <-p.done
 	if !o.ok {
-		// The proxy died with op: a panic in the loop's own code, or a
-		// Goexit (t.FailNow) in a callback. The caller gets the same.
 		l.proxy = nil
 		<-p.exited
-		if o.p == nil {
-			runtime.Goexit()
+		l.cur = nil
+		if o.p != nil {
+			panic(o.p) // a bug in the loop's own code: the caller gets it
 		}
-		panic(o.p)
+		// A callback called runtime.Goexit (t.FailNow does): iter.Pull
+		// ended every fiber on the resume chain, and the proxy, with it.
+		// The fibers' exits have mended the loop's books (fiberExit); the
+		// caller gets an error instead of a deadlock or its own Goexit.
+		if op == opClose {
+			l.enter(opClose) // the rest of the unwinding
+			return
+		}
+		l.mainIntr = interrupt{set: true, uncaught: &UncaughtError{Value: ErrGoexit}}
+		return
 	}
 	if op == opClose {
 		close(p.req)
