@@ -58,14 +58,18 @@
 // *InvalidCallbackError; Disable, Cancel and Unreference ignore them.
 // After Close, Run, Post, OnSignal, Enable and Reference return
 // ErrLoopClosed; Close from inside the loop returns an error wrapping
-// ErrLoopRunning.
+// ErrLoopRunning; Run on a second goroutine returns ErrLoopRunning. A
+// callback that calls runtime.Goexit (t.FailNow does) ends its fiber and
+// the fibers that had resumed it; Run returns an *UncaughtError wrapping
+// ErrGoexit and the loop goes on without them.
 //
 // # Go additions to Revolt's API
 //
 // Await runs a blocking Go function on a goroutine while the fiber (or main)
 // waits; Suspension.SuspendContext ends a suspension with its context;
 // FiberLocal keeps a value per fiber; RunOnce runs a single tick for
-// embedding in another loop; WithTracing records where callbacks were
-// created, for the deadlock error; Stats counts ticks, callbacks,
-// microtasks and fibers.
+// embedding in another loop; WithTracing (or EVENTLOOP_DEBUG_TRACE=1)
+// records where callbacks were created, for the deadlock error and Dump,
+// which also shows where every suspended fiber waits; Stats counts ticks,
+// callbacks, microtasks and fibers.
 package core

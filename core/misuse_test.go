@@ -132,3 +132,24 @@ func TestPostsBeforeCloseRunInOrder(t *testing.T) {
 		}
 	}
 }
+
+// Suspend on a suspension that is already suspended (only another fiber can
+// try, the owner being suspended) panics with a message that says so, and
+// Resume twice panics on the second call.
+func TestSuspendTwiceAndResumeTwice(t *testing.T) {
+	l := newLoop(t)
+	var s *core.Suspension
+	var twice, again string
+	l.Defer(func(core.CallbackID) {
+		s = l.Suspension()
+		_, _ = s.Suspend()
+	})
+	l.Defer(func(core.CallbackID) {
+		twice = panicMessage(func() { _, _ = s.Suspend() })
+		s.Resume(1)
+		again = panicMessage(func() { s.Resume(2) })
+	})
+	require.NoError(t, l.Run())
+	assert.Contains(t, twice, "Suspend called on a Suspension that is already suspended")
+	assert.Contains(t, again, "Resume called on a Suspension that is not suspended")
+}
