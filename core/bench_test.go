@@ -68,16 +68,21 @@ func BenchmarkMicrotask(b *testing.B) {
 // BenchmarkDefer: b.N defers, each deferring the next (a tick each).
 func BenchmarkDefer(b *testing.B) {
 	l := benchLoop(b)
+	benchChain(b, l, func(fn func(core.CallbackID)) { l.Defer(fn) })
+}
+
+// benchChain runs b.N callbacks, each scheduling the next with schedule.
+func benchChain(b *testing.B, l *core.Loop, schedule func(fn func(core.CallbackID))) {
 	n := b.N
 	var fn func(core.CallbackID)
 	fn = func(core.CallbackID) {
 		if n--; n > 0 {
-			l.Defer(fn)
+			schedule(fn)
 		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	l.Defer(fn)
+	schedule(fn)
 	if err := l.Run(); err != nil {
 		b.Fatal(err)
 	}
@@ -86,19 +91,7 @@ func BenchmarkDefer(b *testing.B) {
 // BenchmarkDelayZero: b.N zero delays, each arming the next.
 func BenchmarkDelayZero(b *testing.B) {
 	l := benchLoop(b)
-	n := b.N
-	var fn func(core.CallbackID)
-	fn = func(core.CallbackID) {
-		if n--; n > 0 {
-			l.Delay(0, fn)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	l.Delay(0, fn)
-	if err := l.Run(); err != nil {
-		b.Fatal(err)
-	}
+	benchChain(b, l, func(fn func(core.CallbackID)) { l.Delay(0, fn) })
 }
 
 // BenchmarkSuspendResumeQueued: one fiber suspended and resumed b.N times,
@@ -200,17 +193,5 @@ func Benchmark1000FibersOneTick(b *testing.B) {
 func BenchmarkDeferTracing(b *testing.B) {
 	l := core.New(newTimerDriver(), core.WithTracing())
 	b.Cleanup(func() { _ = l.Close() })
-	n := b.N
-	var fn func(core.CallbackID)
-	fn = func(core.CallbackID) {
-		if n--; n > 0 {
-			l.Defer(fn)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	l.Defer(fn)
-	if err := l.Run(); err != nil {
-		b.Fatal(err)
-	}
+	benchChain(b, l, func(fn func(core.CallbackID)) { l.Defer(fn) })
 }
