@@ -111,10 +111,21 @@ cell "smoke: eventloop bench --quick" go run ./cmd/eventloop bench --quick
 cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
 
 if [ "$mode" != quick ]; then
-	for target in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64 \
-		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64 \
-		freebsd/386 freebsd/arm netbsd/386 netbsd/arm openbsd/386 openbsd/arm; do
-		cell "cross vet $target" env CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
+	# The cross-vets compile the standard library once per target: run two
+	# at a time (one per core), then report them in order.
+	targets="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
+		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64
+		freebsd/386 freebsd/arm netbsd/386 netbsd/arm openbsd/386 openbsd/arm"
+	export logdir
+	# shellcheck disable=SC2016
+	printf '%s\n' $targets | xargs -P 2 -I{} bash -c '
+		t={}; f="$logdir/cross_${t%/*}_${t#*/}"; start=$SECONDS
+		CGO_ENABLED=0 GOOS=${t%/*} GOARCH=${t#*/} go vet ./... >"$f.log" 2>&1
+		echo "$? $((SECONDS - start))" >"$f.rc"'
+	for t in $targets; do
+		f="$logdir/cross_${t%/*}_${t#*/}"
+		read -r rc secs <"$f.rc"
+		cell "cross vet $t (${secs}s in parallel)" bash -c 'cat "$1"; exit "$2"' _ "$f.log" "$rc"
 	done
 fi
 
