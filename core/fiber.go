@@ -120,9 +120,7 @@ func (l *Loop) fiberExit(f *fiber) {
 	if l.cbFiber == f {
 		l.cbFiber = nil
 	}
-	if f.suspended {
-		f.suspended = false
-	}
+	f.suspended = false
 }
 
 // spawn readies a fiber (from the pool when one is there) to run a task; the
