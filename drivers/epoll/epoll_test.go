@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -370,60 +369,5 @@ func TestRegularFile(t *testing.T) {
 	}
 	if err := d.Deregister(fd); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestWakeupWhileClosing pins "Wakeup may be called ... concurrently with
-// Close": every call returns nil or an error matching core.ErrClosed, and
-// none writes to the closed eventfd (the race detector watches the rest).
-func TestWakeupWhileClosing(t *testing.T) {
-	for range 20 {
-		d, err := epoll.New()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for range 4 {
-			wg.Go(func() {
-				for range 200 {
-					if err := d.Wakeup(); err != nil {
-						if !errors.Is(err, core.ErrClosed) {
-							errs <- err
-						}
-						return
-					}
-				}
-			})
-		}
-		d.Close()
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		if err := d.Wakeup(); !errors.Is(err, core.ErrClosed) {
-			t.Fatalf("Wakeup after Close = %v", err)
-		}
-	}
-}
-
-// TestWaitDoesNotAllocate pins "the driver ... must not allocate" in Wait.
-func TestWaitDoesNotAllocate(t *testing.T) {
-	d := newDriver(t)
-	a, b := socketpair(t)
-	if err := d.Register(a, 1, core.Read); err != nil {
-		t.Fatal(err)
-	}
-	write(t, b)
-	events := make([]core.Event, 8)
-	allocs := testing.AllocsPerRun(100, func() {
-		d.Wakeup()
-		if n, _ := d.Wait(events, time.Second); n != 1 {
-			t.Fatalf("Wait = %d", n)
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("Wait allocates %v times", allocs)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -380,69 +379,6 @@ func TestRegularFile(t *testing.T) {
 	}
 	if err := d.Deregister(fd); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestWakeupWhileClosing pins "Wakeup may be called ... concurrently with
-// Close": every call returns nil or an error matching core.ErrClosed.
-func TestWakeupWhileClosing(t *testing.T) {
-	for range 20 {
-		d, err := netpoll.New()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		errs := make(chan error, 4)
-		for range 4 {
-			wg.Go(func() {
-				for range 200 {
-					if err := d.Wakeup(); err != nil {
-						if !errors.Is(err, core.ErrClosed) {
-							errs <- err
-						}
-						return
-					}
-				}
-			})
-		}
-		d.Close()
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		if err := d.Wakeup(); !errors.Is(err, core.ErrClosed) {
-			t.Fatalf("Wakeup after Close = %v", err)
-		}
-	}
-}
-
-// TestWaitDoesNotAllocate pins "the driver ... must not allocate" in Wait,
-// blocking (timer reused) and not.
-func TestWaitDoesNotAllocate(t *testing.T) {
-	d := newDriver(t)
-	a, b := socketpair(t)
-	if err := d.Register(a, 1, core.Read); err != nil {
-		t.Fatal(err)
-	}
-	events := make([]core.Event, 8)
-	allocs := testing.AllocsPerRun(20, func() {
-		if n, _ := d.Wait(events, time.Microsecond); n != 0 {
-			t.Fatalf("Wait = %d", n)
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("a Wait that times out allocates %v times", allocs)
-	}
-	write(t, b)
-	waitFor(t, d, 1, time.Second)
-	allocs = testing.AllocsPerRun(100, func() {
-		if n, _ := d.Wait(events, time.Second); n != 1 {
-			t.Fatalf("Wait = %d", n)
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("a Wait that reports allocates %v times", allocs)
 	}
 }
 
