@@ -15,6 +15,7 @@ import (
 	"github.com/revoltgo/eventloop/conformance"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/epoll"
+	"github.com/revoltgo/eventloop/drivers/internal/drivertest"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
@@ -55,43 +56,6 @@ func socketpair(t testing.TB) (int, int) {
 	return fds[0], fds[1]
 }
 
-func write(t testing.TB, fd int) {
-	t.Helper()
-	if _, err := unix.Write(fd, []byte{1}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitFor waits until an event for tok arrives or the deadline passes, and
-// returns it (the Closed one if the batch has one); an event for another
-// token fails the test.
-func waitFor(t *testing.T, d core.Driver, tok core.Token, within time.Duration) (core.Event, bool) {
-	t.Helper()
-	events := make([]core.Event, 16)
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		n, err := d.Wait(events, time.Until(deadline))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range events[:n] {
-			if ev.Token != tok {
-				t.Fatalf("unexpected event %+v", ev)
-			}
-		}
-		// A Closed event may follow a Ready one in the same batch.
-		for _, ev := range events[:n] {
-			if ev.Closed {
-				return ev, true
-			}
-		}
-		if n > 0 {
-			return events[0], true
-		}
-	}
-	return core.Event{}, false
-}
-
 // TestLevelTriggered pins "as long as fd is readable and Read is registered,
 // every Wait reports it", and that Write readiness comes with it.
 func TestLevelTriggered(t *testing.T) {
@@ -100,7 +64,7 @@ func TestLevelTriggered(t *testing.T) {
 	if err := d.Register(a, 7, core.Read|core.Write); err != nil {
 		t.Fatal(err)
 	}
-	write(t, b)
+	drivertest.Write(t, b)
 	events := make([]core.Event, 4)
 	for i := range 3 {
 		n, err := d.Wait(events, 0)
@@ -137,7 +101,7 @@ func TestInterestZeroHangup(t *testing.T) {
 	if err := d.Modify(a, 3, core.Write); err != nil {
 		t.Fatal(err)
 	}
-	if ev, ok := waitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Write {
+	if ev, ok := drivertest.WaitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Write {
 		t.Fatalf("after Modify to Write: %+v, %v", ev, ok)
 	}
 }
@@ -155,7 +119,7 @@ func TestClosedWhileRegistered(t *testing.T) {
 			}
 			unix.Close(a)
 			start := time.Now()
-			ev, ok := waitFor(t, d, 5, 2*closeLatency)
+			ev, ok := drivertest.WaitFor(t, d, 5, 2*closeLatency)
 			if !ok || !ev.Closed {
 				t.Fatalf("got %+v, %v; want Closed", ev, ok)
 			}
@@ -196,8 +160,8 @@ func registerThenReuse(t *testing.T) (d *epoll.Driver, a, peer int) {
 func TestClosedAndReused(t *testing.T) {
 	t.Run("Sweep", func(t *testing.T) {
 		d, _, e := registerThenReuse(t)
-		write(t, e) // the new file is readable; the old token must not say so
-		ev, ok := waitFor(t, d, 1, closeLatency)
+		drivertest.Write(t, e) // the new file is readable; the old token must not say so
+		ev, ok := drivertest.WaitFor(t, d, 1, closeLatency)
 		if !ok || !ev.Closed {
 			t.Fatalf("got %+v, %v; want Closed", ev, ok)
 		}
@@ -207,7 +171,7 @@ func TestClosedAndReused(t *testing.T) {
 		if err := d.Register(a, 2, core.Read); err != nil {
 			t.Fatalf("Register of the reused number: %v", err)
 		}
-		write(t, e)
+		drivertest.Write(t, e)
 		events := make([]core.Event, 4)
 		n, err := d.Wait(events, time.Second)
 		if err != nil {
@@ -231,7 +195,7 @@ func TestClosedAndReused(t *testing.T) {
 		if err := d.Modify(a, 3, core.Write); err != nil {
 			t.Fatalf("Modify of the reused number: %v", err)
 		}
-		ev, ok := waitFor(t, d, 3, time.Second)
+		ev, ok := drivertest.WaitFor(t, d, 3, time.Second)
 		if !ok || !ev.Closed {
 			t.Fatalf("got %+v, %v; want Closed under the new token", ev, ok)
 		}
@@ -260,7 +224,7 @@ func TestClosedWhileDuplicated(t *testing.T) {
 	if err := d.Register(a, 9, core.Read); err != nil {
 		t.Fatal(err)
 	}
-	write(t, b)
+	drivertest.Write(t, b)
 	unix.Close(a)
 
 	events := make([]core.Event, 8)
@@ -325,7 +289,7 @@ func TestFdInOuterEpoll(t *testing.T) {
 	if n, _ := unix.EpollWait(outer, evs, 20); n != 0 {
 		t.Fatalf("outer epoll ready with nothing to report")
 	}
-	write(t, b)
+	drivertest.Write(t, b)
 	if n, err := unix.EpollWait(outer, evs, 1000); n != 1 || err != nil {
 		t.Fatalf("outer EpollWait = %d, %v", n, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/revoltgo/eventloop/conformance"
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/drivers/internal/drivertest"
 	"github.com/revoltgo/eventloop/drivers/netpoll"
 	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
@@ -61,43 +62,6 @@ func socketpair(t testing.TB, blocking ...bool) (int, int) {
 	return fds[0], fds[1]
 }
 
-func write(t testing.TB, fd int) {
-	t.Helper()
-	if _, err := unix.Write(fd, []byte{1}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitFor waits until an event for tok arrives or the deadline passes, and
-// returns it (the Closed one if the batch has one); an event for another
-// token fails the test.
-func waitFor(t *testing.T, d core.Driver, tok core.Token, within time.Duration) (core.Event, bool) {
-	t.Helper()
-	events := make([]core.Event, 16)
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		n, err := d.Wait(events, time.Until(deadline))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range events[:n] {
-			if ev.Token != tok {
-				t.Fatalf("unexpected event %+v", ev)
-			}
-		}
-		// A Closed event may follow a Ready one in the same batch.
-		for _, ev := range events[:n] {
-			if ev.Closed {
-				return ev, true
-			}
-		}
-		if n > 0 {
-			return events[0], true
-		}
-	}
-	return core.Event{}, false
-}
-
 // TestLevelTriggered pins "as long as fd is readable and Read is registered,
 // every Wait reports it" although the runtime's poller is edge-triggered,
 // and that readiness goes away once the data is read.
@@ -107,8 +71,8 @@ func TestLevelTriggered(t *testing.T) {
 	if err := d.Register(a, 7, core.Read); err != nil {
 		t.Fatal(err)
 	}
-	write(t, b)
-	if ev, ok := waitFor(t, d, 7, time.Second); !ok || ev.Ready != core.Read {
+	drivertest.Write(t, b)
+	if ev, ok := drivertest.WaitFor(t, d, 7, time.Second); !ok || ev.Ready != core.Read {
 		t.Fatalf("first report: %+v, %v", ev, ok)
 	}
 	events := make([]core.Event, 4)
@@ -124,8 +88,8 @@ func TestLevelTriggered(t *testing.T) {
 		t.Fatalf("Wait after the read = %d, %v, %+v", n, err, events[:n])
 	}
 	// Re-armed: new data is reported again.
-	write(t, b)
-	if ev, ok := waitFor(t, d, 7, time.Second); !ok || ev.Ready != core.Read {
+	drivertest.Write(t, b)
+	if ev, ok := drivertest.WaitFor(t, d, 7, time.Second); !ok || ev.Ready != core.Read {
 		t.Fatalf("after re-arm: %+v, %v", ev, ok)
 	}
 }
@@ -153,7 +117,7 @@ func TestInterestZeroHangup(t *testing.T) {
 	if err := d.Modify(a, 3, core.Read); err != nil {
 		t.Fatal(err)
 	}
-	if ev, ok := waitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Read {
+	if ev, ok := drivertest.WaitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Read {
 		t.Fatalf("after Modify to Read: %+v, %v", ev, ok)
 	}
 }
@@ -168,10 +132,10 @@ func TestClosedWhileRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	unix.Close(a)
-	write(t, b) // the dup keeps the socket open: this makes it readable
+	drivertest.Write(t, b) // the dup keeps the socket open: this makes it readable
 	start := time.Now()
 	for {
-		ev, ok := waitFor(t, d, 5, 2*closeLatency)
+		ev, ok := drivertest.WaitFor(t, d, 5, 2*closeLatency)
 		if !ok {
 			t.Fatal("no Closed event")
 		}
@@ -216,7 +180,7 @@ func registerThenReuse(t *testing.T) (d *netpoll.Driver, a, peer int) {
 func TestClosedAndReused(t *testing.T) {
 	t.Run("Sweep", func(t *testing.T) {
 		d, _, _ := registerThenReuse(t)
-		ev, ok := waitFor(t, d, 1, closeLatency)
+		ev, ok := drivertest.WaitFor(t, d, 1, closeLatency)
 		if !ok || !ev.Closed {
 			t.Fatalf("got %+v, %v; want Closed", ev, ok)
 		}
@@ -226,7 +190,7 @@ func TestClosedAndReused(t *testing.T) {
 		if err := d.Register(a, 2, core.Read); err != nil {
 			t.Fatalf("Register of the reused number: %v", err)
 		}
-		write(t, e)
+		drivertest.Write(t, e)
 		got := map[core.Event]bool{}
 		events := make([]core.Event, 4)
 		for deadline := time.Now().Add(time.Second); len(got) < 2 && time.Now().Before(deadline); {
@@ -346,8 +310,8 @@ func TestBlockingFdKeepsItsFlags(t *testing.T) {
 	if err != nil || fl&unix.O_NONBLOCK != 0 {
 		t.Fatalf("flags after Register = %#x, %v: O_NONBLOCK was left set", fl, err)
 	}
-	write(t, b)
-	if ev, ok := waitFor(t, d, 1, time.Second); !ok || ev.Ready != core.Read {
+	drivertest.Write(t, b)
+	if ev, ok := drivertest.WaitFor(t, d, 1, time.Second); !ok || ev.Ready != core.Read {
 		t.Fatalf("got %+v, %v", ev, ok)
 	}
 }
@@ -367,7 +331,7 @@ func TestRegularFile(t *testing.T) {
 	}
 	events := make([]core.Event, 4)
 	for range 2 {
-		if ev, ok := waitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Read|core.Write {
+		if ev, ok := drivertest.WaitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Read|core.Write {
 			t.Fatalf("got %+v, %v", ev, ok)
 		}
 	}
