@@ -191,3 +191,41 @@ func BenchmarkDeferTracing(b *testing.B) {
 	b.Cleanup(func() { _ = l.Close() })
 	benchChain(b, l, func(fn func(core.CallbackID)) { l.Defer(fn) })
 }
+
+// BenchmarkDeferBatch: 1000 defers registered, then all run in one tick;
+// ns/op is per defer. The loop's table has grown after the first round.
+func BenchmarkDeferBatch(b *testing.B) {
+	l := benchLoop(b)
+	benchDeferBatch(b, func() *core.Loop { return l })
+}
+
+// BenchmarkDeferBatchFreshLoop: the same on a new loop every round, so that
+// every registration finds the table empty (upstream's script: a million
+// defers on a new process).
+func BenchmarkDeferBatchFreshLoop(b *testing.B) {
+	var l *core.Loop
+	b.Cleanup(func() { _ = l.Close() })
+	benchDeferBatch(b, func() *core.Loop {
+		if l != nil {
+			_ = l.Close()
+		}
+		l = core.New(newTimerDriver())
+		return l
+	})
+}
+
+func benchDeferBatch(b *testing.B, loop func() *core.Loop) {
+	const batch = 1000
+	fn := func(core.CallbackID) {}
+	b.ReportAllocs()
+	for b.Loop() {
+		l := loop()
+		for range batch {
+			l.Defer(fn)
+		}
+		if err := l.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/defer")
+}

@@ -53,16 +53,37 @@ type task struct {
 	f  *fiber
 }
 
+// The table grows by pages of callbacks: one allocation per page instead of
+// one per slot, so that registering a million defers on a new loop makes the
+// garbage collector trace thousands of objects, not a million.
+const (
+	pageBits = 6
+	pageSize = 1 << pageBits
+)
+
+type page [pageSize]callback
+
+func (l *Loop) slot(s uint32) *callback { return &l.pages[s>>pageBits][s&(pageSize-1)] }
+
 func (l *Loop) lookup(id CallbackID) *callback {
 	s := id.slot()
-	if int(s) >= len(l.slots) {
+	if s >= l.nslots {
 		return nil
 	}
-	c := l.slots[s]
+	c := l.slot(s)
 	if c.id != id || id == 0 {
 		return nil
 	}
 	return c
+}
+
+// eachCallback calls fn on every registered callback, in table order.
+func (l *Loop) eachCallback(fn func(c *callback)) {
+	for s := range l.nslots {
+		if c := l.slot(s); c.id != 0 {
+			fn(c)
+		}
+	}
 }
 
 func (l *Loop) mustOpen(method string) {
@@ -78,14 +99,18 @@ func (l *Loop) add(typ CallbackType) *callback {
 		s = l.free[n-1]
 		l.free = l.free[:n-1]
 	} else {
-		if len(l.slots) > idMask {
+		if l.nslots > idMask {
 			panic(fmt.Sprintf("eventloop: more than %d callbacks registered at once", idMask))
 		}
-		s = uint32(len(l.slots))
-		l.slots = append(l.slots, &callback{heapIdx: -1})
+		s = l.nslots
+		if s&(pageSize-1) == 0 {
+			l.pages = append(l.pages, new(page))
+		}
+		l.nslots++
+		l.slot(s).heapIdx = -1
 	}
 	l.nextSeq++
-	c := l.slots[s]
+	c := l.slot(s)
 	c.id = CallbackID(l.nextSeq<<idBits | uint64(s))
 	c.typ = typ
 	c.enabled, c.referenced = true, true

@@ -78,10 +78,10 @@ func (l *Loop) drainPostsAtClose() {
 	}
 }
 
-// release drops every reference the loop holds, so that a closed loop that
+// dropReferences drops every reference the loop holds, so that a closed loop that
 // is still referenced keeps no user closures alive.
 func (l *Loop) dropReferences() {
-	l.slots, l.free = nil, nil
+	l.pages, l.nslots, l.free = nil, 0, nil
 	l.enableQueue, l.enableDeferQueue = nil, nil
 	l.callbackQueue.reset()
 	l.microtasks.reset()

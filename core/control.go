@@ -94,11 +94,7 @@ func (l *Loop) Unreference(id CallbackID) {
 // Identifiers lists the ids of every callback not cancelled, in table order.
 func (l *Loop) Identifiers() []CallbackID {
 	ids := []CallbackID{}
-	for _, c := range l.slots {
-		if c.id != 0 {
-			ids = append(ids, c.id)
-		}
-	}
+	l.eachCallback(func(c *callback) { ids = append(ids, c.id) })
 	return ids
 }
 

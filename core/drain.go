@@ -70,15 +70,32 @@ func (l *Loop) drain(self *fiber) {
 					return
 				}
 			}
-			if !l.runMicrotasks(self) {
+			if l.microtasks.len() > 0 && !l.runMicrotasks(self) {
 				return
 			}
+		}
+		if l.tickHere(self) {
+			continue
 		}
 		self.park()
 		if l.closing || l.retiring && l.cbFiber == self {
 			return
 		}
 	}
+}
+
+// tickHere runs the next tick on the callback fiber instead of parking back
+// to the loop fiber, when that tick cannot block and nothing needs the loop
+// fiber (Stop, an interrupt for main, RunOnce, Close): the round trip between
+// the two would be the largest cost of a tick that only runs defers. It is
+// one iteration of loopTask's loop, with previousIdle false.
+func (l *Loop) tickHere(self *fiber) bool {
+	if l.idle || l.cbFiber != self || l.stopped || l.closing || l.intr.set || l.once || l.isEmpty() {
+		return false
+	}
+	l.idle = true
+	l.tick(false)
+	return true
 }
 
 // runMicrotasks runs the microtask queue dry; false means self must return

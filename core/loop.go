@@ -14,7 +14,8 @@ type Loop struct {
 	driver Driver
 
 	// Callbacks live in a table indexed by the low bits of their id.
-	slots   []*callback
+	pages   []*page
+	nslots  uint32 // slots ever used; the free ones are listed in free
 	free    []uint32
 	nextSeq uint64 // sequence part of the next id
 	live    int    // enabled and referenced callbacks: Run goes on while > 0

@@ -183,13 +183,10 @@ func (l *Loop) report() (suspended int, text string) {
 		f.stack = nil
 	}
 	if l.trace {
-		for _, c := range l.slots {
-			if c.id == 0 {
-				continue
-			}
+		l.eachCallback(func(c *callback) {
 			fmt.Fprintf(&b, "\n\ncallback %s (%s, enabled=%v, referenced=%v) created at:", c.id, c.typ, c.enabled, c.referenced)
 			writeFrames(&b, c.created)
-		}
+		})
 	}
 	return suspended, b.String()
 }
@@ -226,11 +223,9 @@ func (l *Loop) Dump() string {
 	fmt.Fprintf(&b, "eventloop: driver %s, running=%v, %d ticks, %d callbacks run, %d microtasks, %d fibers started, %d live",
 		l.driver.Name(), l.IsRunning(), st.Ticks, st.Callbacks, st.Microtasks, st.FibersStarted, st.FibersLive)
 	if !l.trace {
-		for _, c := range l.slots {
-			if c.id != 0 {
-				fmt.Fprintf(&b, "\ncallback %s (%s, enabled=%v, referenced=%v)", c.id, c.typ, c.enabled, c.referenced)
-			}
-		}
+		l.eachCallback(func(c *callback) {
+			fmt.Fprintf(&b, "\ncallback %s (%s, enabled=%v, referenced=%v)", c.id, c.typ, c.enabled, c.referenced)
+		})
 	}
 	var text string
 	if l.cur != nil {

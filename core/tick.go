@@ -6,6 +6,9 @@ import "time"
 // referenced callback (nor post) is left. Main switches to it from Run or a
 // main Suspend; it parks to hand main an interrupt (a resumed main
 // suspension, or an uncaught error) and carries on when main comes back.
+// The callback fiber runs the ticks that cannot block itself (tickHere in
+// drain.go), so this loop turns once per blocking tick, Stop, interrupt or
+// replaced callback fiber, not once per tick.
 func (l *Loop) loopTask() {
 	l.stopped = false
 	l.invokeCallbacks()
