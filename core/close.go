@@ -37,7 +37,7 @@ func (l *Loop) Close() error {
 
 func (l *Loop) shutdown() {
 	// Post's promise: what was accepted runs.
-	for l.postCount.Load() > 0 {
+	for l.postWaiting.Load() || l.postQueued > 0 {
 		f := l.spawn(taskPosts)
 		l.switchTo(f)
 	}

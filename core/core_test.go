@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -125,6 +126,53 @@ func TestPostFromGoroutineWakesLoop(t *testing.T) {
 	v, err := s.Suspend()
 	require.NoError(t, err)
 	assert.Equal(t, "posted", v)
+}
+
+// gatedDriver holds a blocking Wait until the test opens the gate, however
+// often it is woken, and counts the wakeups.
+type gatedDriver struct {
+	*timerDriver
+	waiting chan struct{} // a blocking Wait has begun
+	gate    chan struct{}
+	wakeups atomic.Int32
+}
+
+func (d *gatedDriver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	if timeout != 0 {
+		d.waiting <- struct{}{}
+		<-d.gate
+	}
+	return d.timerDriver.Wait(events, 0)
+}
+
+func (d *gatedDriver) Wakeup() error {
+	d.wakeups.Add(1)
+	return d.timerDriver.Wakeup()
+}
+
+// A burst of posts to a sleeping loop wakes it once: only the post that
+// finds the list empty checks whether the loop sleeps.
+func TestPostBurstWakesOnce(t *testing.T) {
+	d := &gatedDriver{timerDriver: newTimerDriver(), waiting: make(chan struct{}, 1), gate: make(chan struct{})}
+	l := core.New(d)
+	const n = 100
+	ran := 0
+	keep := l.Delay(time.Hour, func(core.CallbackID) {})
+	go func() {
+		<-d.waiting
+		for range n {
+			_ = l.Post(func() {
+				if ran++; ran == n {
+					l.Cancel(keep)
+				}
+			})
+		}
+		close(d.gate)
+	}()
+	require.NoError(t, l.Run())
+	assert.Equal(t, n, ran)
+	assert.Equal(t, int32(1), d.wakeups.Load(), "wakeups for %d posts to a sleeping loop", n)
+	require.NoError(t, l.Close())
 }
 
 // countingDriver counts Waits.

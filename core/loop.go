@@ -36,12 +36,13 @@ type Loop struct {
 	signals signalTable
 
 	// Posts are the only state touched by other goroutines.
-	postMu    sync.Mutex
-	posts     []func()
-	postSpare []func()
-	postCount atomic.Int64 // posted and not yet run: keeps Run going
-	sleeping  atomic.Bool  // the loop is in (or about to enter) a blocking Wait
-	postShut  bool         // guarded by postMu: Close has begun
+	postMu      sync.Mutex
+	posts       []func()
+	postSpare   []func()
+	postWaiting atomic.Bool // posts is not empty: keeps Run going, stops a Wait
+	postQueued  int         // posts moved to the callback queue and not yet run
+	sleeping    atomic.Bool // the loop is in (or about to enter) a blocking Wait
+	postShut    bool        // guarded by postMu: Close has begun
 
 	// Fibers.
 	cur          *fiber // running fiber; nil is main

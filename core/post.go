@@ -16,11 +16,16 @@ func (l *Loop) Post(fn func()) error {
 		return ErrLoopClosed
 	}
 	l.posts = append(l.posts, fn)
-	l.postCount.Add(1)
+	first := len(l.posts) == 1
+	if first {
+		l.postWaiting.Store(true)
+	}
 	l.postMu.Unlock()
-	// The flag keeps a busy loop free of wakeup syscalls; a loop that is
-	// about to block checks postCount after setting it (dispatch).
-	if l.sleeping.Load() {
+	// Only the post that makes the list non-empty may have to wake the loop,
+	// and only if it sleeps: a loop about to block sets sleeping and then
+	// checks postWaiting (dispatch), so one of the two sees the other. A busy
+	// loop, and a burst of posts, make no wakeup syscall.
+	if first && l.sleeping.Load() {
 		_ = l.driver.Wakeup() // fails only once the driver is closed
 	}
 	return nil
@@ -28,16 +33,18 @@ func (l *Loop) Post(fn func()) error {
 
 // takePosts moves what was posted into this tick's callback queue.
 func (l *Loop) takePosts() {
-	if l.postCount.Load() == 0 {
+	if !l.postWaiting.Load() {
 		return
 	}
 	l.postMu.Lock()
 	ps := l.posts
 	l.posts = l.postSpare[:0]
+	l.postWaiting.Store(false)
 	l.postMu.Unlock()
 	for _, fn := range ps {
 		l.callbackQueue.push(entry{post: fn})
 	}
+	l.postQueued += len(ps)
 	if len(ps) > 0 {
 		l.idle = false
 	}
@@ -48,7 +55,7 @@ func (l *Loop) takePosts() {
 // runPost counts fn as run before calling it: a post that suspends does not
 // keep the loop alive, as no suspended fiber does.
 func (l *Loop) runPost(fn func()) {
-	l.postCount.Add(-1)
+	l.postQueued--
 	l.callPost(fn)
 }
 

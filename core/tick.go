@@ -33,7 +33,7 @@ func (l *Loop) loopTask() {
 }
 
 func (l *Loop) isEmpty() bool {
-	return l.live == 0 && l.awaiting == 0 && l.postCount.Load() == 0
+	return l.live == 0 && l.awaiting == 0 && l.postQueued == 0 && !l.postWaiting.Load()
 }
 
 // invokeInterrupt parks the loop fiber, handing l.intr to main.
@@ -130,7 +130,7 @@ func (l *Loop) dispatch(blocking bool) {
 			l.sleeping.Store(true)
 			// A post or signal that came before the flag was set did not wake
 			// the driver: do not block past it.
-			if l.postCount.Load() > 0 || l.signals.flag.Load() {
+			if l.postWaiting.Load() || l.signals.flag.Load() {
 				timeout = 0
 			}
 		}
