@@ -28,11 +28,22 @@ func (r *ring[T]) pop() T {
 	return v
 }
 
-func (r *ring[T]) grow() {
-	n := len(r.buf) * 2
-	if n == 0 {
-		n = 64
+func (r *ring[T]) grow() { r.growTo(len(r.buf) * 2) }
+
+// reserve makes room for n more items at once, instead of doubling (and
+// copying) on the way there.
+func (r *ring[T]) reserve(n int) {
+	if need := r.len() + n; need > len(r.buf) {
+		size := max(len(r.buf), 64)
+		for size < need {
+			size *= 2
+		}
+		r.growTo(size)
 	}
+}
+
+func (r *ring[T]) growTo(n int) {
+	n = max(n, 64)
 	buf := make([]T, n)
 	for i := uint(0); r.head+i != r.tail; i++ {
 		buf[i] = r.buf[(r.head+i)&uint(len(r.buf)-1)]

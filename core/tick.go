@@ -45,6 +45,7 @@ func (l *Loop) invokeInterrupt() { l.cur.park() }
 func (l *Loop) tick(previousIdle bool) {
 	l.stats.Ticks++
 	l.activate()
+	l.callbackQueue.reserve(len(l.enableDeferQueue))
 	for _, q := range l.enableDeferQueue {
 		if c := l.lookup(q.id); c != nil && c.enq == q.enq {
 			c.enq++
