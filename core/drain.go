@@ -162,8 +162,8 @@ func (l *Loop) afterMicrotask(self *fiber) bool {
 func (l *Loop) runCallback(c *callback) {
 	l.stats.Callbacks++
 	id, typ := c.id, c.typ
-	if c.created != nil {
-		l.cur.created = c.created // tracing: a suspended fiber says whose it is
+	if c.extra != nil && c.extra.created != nil {
+		l.cur.created = c.extra.created // tracing: a suspended fiber says whose it is
 	}
 	switch typ {
 	case TypeDefer, TypeDelay:
@@ -177,9 +177,9 @@ func (l *Loop) runCallback(c *callback) {
 		_ = l.Enable(id)
 		l.call(fn, id, typ)
 	case TypeReadable, TypeWritable:
-		l.callFD(c.fdFn, id, typ, c.fd)
+		l.callFD(c.fdFn, id, typ, int(c.fd))
 	case TypeSignal:
-		l.callSignal(c.sigFn, id, c.sig)
+		l.callSignal(c.extra.sigFn, id, c.extra.sig)
 	}
 }
 

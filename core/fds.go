@@ -26,20 +26,22 @@ func (l *Loop) fdState(fd int) *fdState {
 }
 
 func (l *Loop) activateFD(c *callback) {
-	st := l.fdState(c.fd)
+	fd := int(c.fd)
+	st := l.fdState(fd)
 	st.watchers = append(st.watchers, c)
-	l.syncFD(c.fd, st)
+	l.syncFD(fd, st)
 }
 
 func (l *Loop) deactivateFD(c *callback) {
-	st := &l.fds[c.fd]
+	fd := int(c.fd)
+	st := &l.fds[fd]
 	for i, w := range st.watchers {
 		if w == c {
 			st.watchers = slices.Delete(st.watchers, i, i+1)
 			break
 		}
 	}
-	l.syncFD(c.fd, st)
+	l.syncFD(fd, st)
 }
 
 // syncFD brings the driver's registration of fd in line with its watchers.

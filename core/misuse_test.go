@@ -30,6 +30,7 @@ func TestBadInputPanicsNameTheProblem(t *testing.T) {
 	assert.Contains(t, panicMessage(func() { l.Delay(-time.Second, noop) }), "Delay called with a negative duration -1s")
 	assert.Contains(t, panicMessage(func() { l.Repeat(-1, noop) }), "Repeat called with a negative duration -1ns")
 	assert.Contains(t, panicMessage(func() { l.OnReadable(-3, func(core.CallbackID, int) {}) }), "OnReadable called with an invalid fd -3")
+	assert.Contains(t, panicMessage(func() { l.OnWritable(1<<40, func(core.CallbackID, int) {}) }), "OnWritable called with an invalid fd 1099511627776")
 	assert.Contains(t, panicMessage(func() { l.Queue(nil) }), "Queue called with a nil func")
 	assert.Contains(t, panicMessage(func() { l.Suspension().Resume(1) }), "Resume called on a Suspension that is not suspended")
 	assert.Contains(t, panicMessage(func() { l.Suspension().Throw(errors.New("x")) }), "Throw called on a Suspension that is not suspended")

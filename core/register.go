@@ -70,7 +70,7 @@ func (l *Loop) OnWritable(fd int, fn func(id CallbackID, fd int)) CallbackID {
 }
 
 func (l *Loop) watch(typ CallbackType, method string, fd int, fn func(CallbackID, int)) CallbackID {
-	if fd < 0 {
+	if fd < 0 || fd > math.MaxInt32 {
 		panic(fmt.Sprintf("eventloop: %s called with an invalid fd %d", method, fd))
 	}
 	if fn == nil {
@@ -79,7 +79,7 @@ func (l *Loop) watch(typ CallbackType, method string, fd int, fn func(CallbackID
 	l.mustOpen(method)
 	c := l.add(typ)
 	c.fdFn = fn
-	c.fd = fd
+	c.fd = int32(fd)
 	l.queueEnable(c)
 	return c.id
 }
@@ -99,8 +99,9 @@ func (l *Loop) OnSignal(sig os.Signal, fn func(id CallbackID, sig os.Signal)) (C
 		return 0, err
 	}
 	c := l.add(TypeSignal)
-	c.sigFn = fn
-	c.sig = sig
+	x := c.more()
+	x.sigFn = fn
+	x.sig = sig
 	l.queueEnable(c)
 	return c.id, nil
 }

@@ -30,14 +30,15 @@ type sigWatch struct {
 
 func (l *Loop) activateSignal(c *callback) {
 	t := &l.signals
-	w := t.watch[c.sig]
+	sig := c.extra.sig
+	w := t.watch[sig]
 	if w == nil {
 		if t.watch == nil {
 			t.watch = make(map[os.Signal]*sigWatch)
 		}
 		w = &sigWatch{ch: make(chan os.Signal, 16), done: make(chan struct{})}
-		t.watch[c.sig] = w
-		signal.Notify(w.ch, c.sig)
+		t.watch[sig] = w
+		signal.Notify(w.ch, sig)
 		t.wg.Add(1)
 		go l.forwardSignals(w)
 	}
@@ -46,12 +47,13 @@ func (l *Loop) activateSignal(c *callback) {
 
 func (l *Loop) deactivateSignal(c *callback) {
 	t := &l.signals
-	w := t.watch[c.sig]
+	sig := c.extra.sig
+	w := t.watch[sig]
 	if i := slices.Index(w.watchers, c); i >= 0 {
 		w.watchers = slices.Delete(w.watchers, i, i+1)
 	}
 	if len(w.watchers) == 0 {
-		delete(t.watch, c.sig)
+		delete(t.watch, sig)
 		w.stop()
 	}
 }

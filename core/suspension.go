@@ -185,7 +185,7 @@ func (l *Loop) report() (suspended int, text string) {
 	if l.trace {
 		l.eachCallback(func(c *callback) {
 			fmt.Fprintf(&b, "\n\ncallback %s (%s, enabled=%v, referenced=%v) created at:", c.id, c.typ, c.enabled, c.referenced)
-			writeFrames(&b, c.created)
+			writeFrames(&b, c.created())
 		})
 	}
 	return suspended, b.String()

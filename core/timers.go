@@ -15,19 +15,19 @@ func (h timerHeap) less(i, j int) bool {
 
 func (h timerHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
-	h[i].heapIdx = i
-	h[j].heapIdx = j
+	h[i].heapIdx = int32(i)
+	h[j].heapIdx = int32(j)
 }
 
 func (h *timerHeap) push(c *callback) {
-	c.heapIdx = len(*h)
+	c.heapIdx = int32(len(*h))
 	*h = append(*h, c)
-	h.up(c.heapIdx)
+	h.up(len(*h) - 1)
 }
 
 // remove takes c out of the heap; c must be in it.
 func (h *timerHeap) remove(c *callback) {
-	i := c.heapIdx
+	i := int(c.heapIdx)
 	last := len(*h) - 1
 	if i != last {
 		h.swap(i, last)
