@@ -19,7 +19,8 @@ type benchConfig struct {
 	drivers  []string
 	nestingN []int
 	sizes    costSizes
-	runs     int // interleaved runs per case and rule; the median is kept
+	pairs    int // Table 2: pairs of runs (rule off, on) per case
+	runs     int // floors: runs per floor; the median is kept
 	quick    bool
 	peers    bool
 	progress io.Writer
@@ -45,8 +46,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	cfg := benchConfig{
 		drivers:  eventloop.Drivers(),
 		nestingN: []int{100, 250, 500, 1000, 10000},
-		sizes:    fullSizes,
-		runs:     7,
+		sizes:    runSizes,
+		pairs:    201,
+		runs:     15,
 		quick:    *quick,
 		peers:    *peers,
 		progress: stderr,
@@ -59,8 +61,8 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *quick {
 		cfg.nestingN = []int{100, 1000}
-		cfg.sizes = quickSizes
-		cfg.runs = 3
+		cfg.pairs = 21
+		cfg.runs = 5
 	}
 	rep, err := bench(cfg)
 	if err != nil {
@@ -97,7 +99,8 @@ type Report struct {
 	Platform string `json:"platform"`
 	CPUs     int    `json:"cpus"`
 	Quick    bool   `json:"quick"`
-	Runs     int    `json:"runs"`
+	Pairs    int    `json:"pairs"` // Table 2: pairs of runs per case
+	Runs     int    `json:"runs"`  // floors: runs per floor
 	// StackStart is the runtime's starting goroutine stack size at the end
 	// (it adapts to the stacks the GC sees), which bounds a fiber's memory.
 	StackStart uint64         `json:"stack_start_bytes"`
@@ -116,19 +119,27 @@ type DriverReport struct {
 	Cost    []CostRow    `json:"cost"`
 }
 
-// CostRow is one line of Table 2: medians with the rule off and on.
+// CostRow is one line of Table 2: the time and allocations of a run of Ops
+// operations, medians over the runs with the rule off and on, and the
+// rule's cost from the pairs.
 type CostRow struct {
-	Case           string  `json:"case"`
-	Ops            int     `json:"ops"`
-	OffMS          float64 `json:"off_ms"`
-	OnMS           float64 `json:"on_ms"`
-	OffNsOp        float64 `json:"off_ns_op"`
-	OnNsOp         float64 `json:"on_ns_op"`
-	OffAllocsOp    float64 `json:"off_allocs_op"`
-	OnAllocsOp     float64 `json:"on_allocs_op"`
-	RuleCostPct    float64 `json:"rule_cost_pct"`                  // (on - off) / off
-	UpstreamMS     float64 `json:"upstream_ms,omitempty"`          // PHP, after the change, full sizes
-	UpstreamNsOp   float64 `json:"upstream_ns_op,omitempty"`       // the same per operation
+	Case        string  `json:"case"`
+	Ops         int     `json:"ops"` // per run
+	OffMS       float64 `json:"off_ms"`
+	OnMS        float64 `json:"on_ms"`
+	OffNsOp     float64 `json:"off_ns_op"`
+	OnNsOp      float64 `json:"on_ns_op"`
+	OffAllocsOp float64 `json:"off_allocs_op"`
+	OnAllocsOp  float64 `json:"on_allocs_op"`
+	// RuleCostPct is the median over the pairs of on/off - 1, in percent;
+	// Low and High bound it with 95% confidence (see medianCI).
+	RuleCostPct     float64 `json:"rule_cost_pct"`
+	RuleCostLowPct  float64 `json:"rule_cost_low_pct"`
+	RuleCostHighPct float64 `json:"rule_cost_high_pct"`
+	// Upstream: PHP after the change, UpstreamMS for UpstreamOps operations.
+	UpstreamMS     float64 `json:"upstream_ms,omitempty"`
+	UpstreamOps    int     `json:"upstream_ops,omitempty"`
+	UpstreamNsOp   float64 `json:"upstream_ns_op,omitempty"`
 	FasterUpstream float64 `json:"faster_than_upstream,omitempty"` // upstream ns/op / ours (rule on)
 }
 
@@ -148,6 +159,8 @@ type Target struct {
 	Value  float64 `json:"value"`
 	Limit  string  `json:"limit"`
 	Met    bool    `json:"met"`
+	// Interval is a 95% interval for Value, when it is an estimate with one.
+	Interval []float64 `json:"interval,omitempty"`
 }
 
 func bench(cfg benchConfig) (*Report, error) {
@@ -159,6 +172,7 @@ func bench(cfg benchConfig) (*Report, error) {
 		Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:     runtime.NumCPU(),
 		Quick:    cfg.quick,
+		Pairs:    cfg.pairs,
 		Runs:     cfg.runs,
 	}
 	floors, err := measureFloors(cfg)
@@ -212,58 +226,75 @@ func progress(cfg benchConfig, format string, args ...any) {
 	}
 }
 
-// measureCost runs Table 2 on one driver: for each of cfg.runs runs, every
-// case once with the rule off and once on, alternating which goes first,
-// so that drift on a shared machine falls on both.
+// measureCost runs Table 2 on one driver, one case after the other: each
+// case's runs follow one another so that every timed run finds the runtime
+// as a run of the same case left it. The first run of a case after another
+// one can pay for page faults on memory the runtime gave back to the OS
+// meanwhile: a tick of 10000 defers ran seven to ten times slower.
 func measureCost(cfg benchConfig, driver string) ([]CostRow, error) {
-	cases := costCases(cfg.sizes)
-	off := make([][]sample, len(cases))
-	on := make([][]sample, len(cases))
-	for r := range cfg.runs {
-		for i, c := range cases {
-			order := []bool{false, true}
-			if r%2 == 1 {
-				order = []bool{true, false}
-			}
-			for _, rule := range order {
-				s, err := costRun(driver, c, rule)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %s, rule %s: %w", driver, c.name, onOff(rule), err)
-				}
-				if rule {
-					on[i] = append(on[i], s)
-				} else {
-					off[i] = append(off[i], s)
-				}
-			}
-			progress(cfg, "[%s] cost run %d/%d %s: off %s, on %s", driver, r+1, cfg.runs, c.name,
-				off[i][r].d.Round(time.Microsecond), on[i][r].d.Round(time.Microsecond))
+	var rows []CostRow
+	for _, c := range costCases(cfg.sizes) {
+		row, err := costRow(cfg, driver, c)
+		if err != nil {
+			return nil, err
 		}
-	}
-	rows := make([]CostRow, len(cases))
-	full := costCases(fullSizes)
-	for i, c := range cases {
-		mOff, mOn := median(off[i]), median(on[i])
-		ops := float64(c.ops)
-		row := CostRow{
-			Case:        c.name,
-			Ops:         c.ops,
-			OffMS:       ms(mOff.d),
-			OnMS:        ms(mOn.d),
-			OffNsOp:     float64(mOff.d.Nanoseconds()) / ops,
-			OnNsOp:      float64(mOn.d.Nanoseconds()) / ops,
-			OffAllocsOp: float64(mOff.allocs) / ops,
-			OnAllocsOp:  float64(mOn.allocs) / ops,
-		}
-		row.RuleCostPct = 100 * (row.OnNsOp - row.OffNsOp) / row.OffNsOp
-		if c.upstream > 0 {
-			row.UpstreamMS = c.upstream
-			row.UpstreamNsOp = c.upstream * 1e6 / float64(full[i].ops)
-			row.FasterUpstream = row.UpstreamNsOp / row.OnNsOp
-		}
-		rows[i] = row
+		rows = append(rows, row)
+		progress(cfg, "[%s] cost %s: off %.1f, on %.1f ns/op, rule cost %+.2f%% [%+.2f, %+.2f]",
+			driver, c.name, row.OffNsOp, row.OnNsOp, row.RuleCostPct, row.RuleCostLowPct, row.RuleCostHighPct)
 	}
 	return rows, nil
+}
+
+// costRow measures one case in cfg.pairs pairs of short runs, each on a
+// fresh loop, rule off and on back to back, which goes first alternating,
+// after one pair that is thrown away. The rule's cost is judged on the
+// ratio within each pair, which cancels what drifts on a shared machine
+// (other processes, CPU frequency), and on the median of those ratios,
+// which ignores the pairs that a burst of noise hit in one run only.
+func costRow(cfg benchConfig, driver string, c costCase) (CostRow, error) {
+	var off, on []sample
+	var ratio []float64
+	for p := -1; p < cfg.pairs; p++ {
+		var sOff, sOn sample
+		for j := range 2 {
+			rule := (p+j)%2 == 0
+			s, err := costRun(driver, c, rule)
+			if err != nil {
+				return CostRow{}, fmt.Errorf("%s: %s, rule %s: %w", driver, c.name, onOff(rule), err)
+			}
+			if rule {
+				sOn = s
+			} else {
+				sOff = s
+			}
+		}
+		if p >= 0 {
+			off, on = append(off, sOff), append(on, sOn)
+			ratio = append(ratio, float64(sOn.d)/float64(sOff.d))
+		}
+	}
+	mOff, mOn := median(off), median(on)
+	r, lo, hi := medianCI(ratio)
+	ops := float64(c.ops)
+	row := CostRow{
+		Case:            c.name,
+		Ops:             c.ops,
+		OffMS:           ms(mOff.d),
+		OnMS:            ms(mOn.d),
+		OffNsOp:         float64(mOff.d.Nanoseconds()) / ops,
+		OnNsOp:          float64(mOn.d.Nanoseconds()) / ops,
+		OffAllocsOp:     float64(mOff.allocs) / ops,
+		OnAllocsOp:      float64(mOn.allocs) / ops,
+		RuleCostPct:     100 * (r - 1),
+		RuleCostLowPct:  100 * (lo - 1),
+		RuleCostHighPct: 100 * (hi - 1),
+	}
+	if c.upstreamMS > 0 {
+		row.UpstreamMS, row.UpstreamOps = c.upstreamMS, c.upstreamOps
+		row.UpstreamNsOp = c.upstreamMS * 1e6 / float64(c.upstreamOps)
+		row.FasterUpstream = row.UpstreamNsOp / row.OnNsOp
+	}
+	return row, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

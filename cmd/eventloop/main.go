@@ -17,10 +17,11 @@
 //     after the tick, and memory (heap plus goroutine stacks).
 //   - Table 2, cost: microtasks, defers, one fiber suspended and resumed
 //     many times (by a queued microtask in a fiber, by a Defer, and from
-//     main), and 1000 fibers resumed in one tick, each the median of
-//     interleaved runs with the rule off and on; then the bare-Go floors
-//     (a closure FIFO, an iter.Pull round trip, a goroutine and channel
-//     handoff) and the ratios the project targets.
+//     main), and 1000 fibers resumed in one tick, each run many times in
+//     short pairs of runs, rule off and on back to back; the rule's cost is
+//     the median of the pairs' ratios on/off, with a 95% interval. Then
+//     the bare-Go floors (a closure FIFO, an iter.Pull round trip, a
+//     goroutine and channel handoff) and the ratios the project targets.
 //
 // The peers (github.com/dop251/goja_nodejs/eventloop) live in the separate
 // module bench/, so that the library's go.mod stays lean. When the command
@@ -32,8 +33,9 @@
 // of the last fiber and the memory after the tick against N, rule on and
 // off.
 //
-// --quick makes every size smaller and runs each case fewer times (the
-// whole command takes well under 30 s); the full mode takes a few minutes.
+// --quick makes Table 1 smaller and runs each case of Table 2 in fewer
+// pairs, so that its intervals are wider (the whole command takes well
+// under 30 s once built); the full mode takes a few minutes.
 // Progress goes to stderr, one line per case; the tables go to stdout.
 package main
 

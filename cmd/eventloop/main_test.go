@@ -18,6 +18,7 @@ func tinyConfig(t *testing.T) benchConfig {
 		drivers:  []string{eventloop.DefaultDriver()},
 		nestingN: []int{10, 20},
 		sizes:    costSizes{microtasks: 100, defers: 100, cycles: 50, rounds: 1},
+		pairs:    2,
 		runs:     1,
 		quick:    true,
 	}
@@ -75,25 +76,41 @@ func TestBenchReportShape(t *testing.T) {
 		t.Fatalf("%d cost rows, want %d", got, want)
 	}
 	for _, c := range d.Cost {
-		if c.Ops <= 0 || c.OnMS <= 0 || c.OffMS <= 0 {
+		if c.Ops <= 0 || c.OnMS <= 0 || c.OffMS <= 0 ||
+			c.RuleCostLowPct > c.RuleCostPct || c.RuleCostPct > c.RuleCostHighPct {
 			t.Errorf("cost row %+v", c)
 		}
 	}
 	if len(back.Floors) != 3 || len(back.Targets) == 0 {
 		t.Errorf("%d floors, %d targets", len(back.Floors), len(back.Targets))
 	}
-	// One progress line per nesting row and per cost case and run.
+	// One progress line per nesting row, cost case and floor.
 	lines := strings.Count(progress.String(), "\n")
-	if want := len(d.Nesting) + len(d.Cost)*cfg.runs + len(back.Floors); lines != want {
+	if want := len(d.Nesting) + len(d.Cost) + len(back.Floors); lines != want {
 		t.Errorf("%d progress lines, want %d", lines, want)
 	}
 
 	var md bytes.Buffer
 	writeMarkdown(&md, &back)
-	for _, s := range []string{"Table 1", "Table 2", "| 20 | off |", "Floors", "Targets"} {
+	for _, s := range []string{"Table 1", "Table 2", "| 20 | off |", "rule cost [95%]", "Floors", "Targets"} {
 		if !strings.Contains(md.String(), s) {
 			t.Errorf("markdown lacks %q", s)
 		}
+	}
+}
+
+func TestMedianCI(t *testing.T) {
+	xs := make([]float64, 15)
+	for i := range xs {
+		xs[i] = float64(15 - i) // 15..1, unsorted
+	}
+	// n = 15: the 4th and the 12th value (a sign test at 95%).
+	if m, lo, hi := medianCI(xs); m != 8 || lo != 4 || hi != 12 {
+		t.Errorf("n=15: %v [%v, %v], want 8 [4, 12]", m, lo, hi)
+	}
+	// Too few values for 95%: the whole range.
+	if m, lo, hi := medianCI([]float64{3, 1, 2, 4}); m != 2.5 || lo != 1 || hi != 4 {
+		t.Errorf("n=4: %v [%v, %v], want 2.5 [1, 4]", m, lo, hi)
 	}
 }
 
