@@ -27,6 +27,7 @@ type Loop struct {
 
 	timers   timerHeap
 	timerSeq uint64
+	lastNow  int64     // the clock when last read: a timer due by then is due now
 	epoch    time.Time // monotonic base of every deadline
 
 	fds      []fdState // indexed by fd
@@ -149,7 +150,10 @@ func New(d Driver, opts ...Option) *Loop {
 func (l *Loop) Driver() Driver { return l.driver }
 
 // now is the monotonic time since the loop was made, in nanoseconds.
-func (l *Loop) now() int64 { return int64(time.Since(l.epoch)) }
+func (l *Loop) now() int64 {
+	l.lastNow = int64(time.Since(l.epoch))
+	return l.lastNow
+}
 
 // Stop makes Run return at the end of the current tick.
 func (l *Loop) Stop() { l.stopped = true }

@@ -147,14 +147,21 @@ func (l *Loop) dispatch(blocking bool) {
 		l.dispatchEvents(l.events[:n])
 		l.dispatchSignals()
 	}
-	if len(l.timers) > 0 {
-		now := l.now()
-		for len(l.timers) > 0 && l.timers[0].deadline <= now {
-			c := l.timers[0]
-			l.timers.remove(c)
-			c.active = false
-			l.enqueue(c)
+	// The clock is read only for a timer not known to be due already (a
+	// clock read is a third of a Delay(0) here): the clock is monotonic.
+	now, fresh := l.lastNow, false
+	for len(l.timers) > 0 {
+		c := l.timers[0]
+		if c.deadline > now {
+			if fresh {
+				break
+			}
+			now, fresh = l.now(), true
+			continue
 		}
+		l.timers.remove(c)
+		c.active = false
+		l.enqueue(c)
 	}
 	l.flushErrors()
 }
