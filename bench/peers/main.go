@@ -3,6 +3,8 @@
 //
 //   - a callback scheduled from the previous one: goja's RunOnLoop against
 //     our Queue (a microtask) and Post (the goroutine-safe entry);
+//   - callbacks sent by another goroutine, as fast as it can, to a loop that
+//     runs them: goja's RunOnLoop against our Post;
 //   - a zero timeout scheduled from the previous one: goja's Go-side
 //     SetTimeout(fn, 0) against our Defer and Delay(0).
 //
@@ -24,6 +26,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -95,6 +98,8 @@ const (
 	caseGojaRunOnLoop  = "goja_nodejs RunOnLoop"
 	caseQueue          = "revoltgo Queue"
 	casePost           = "revoltgo Post"
+	caseGojaProducer   = "goja_nodejs RunOnLoop from a goroutine"
+	caseProducer       = "revoltgo Post from a goroutine"
 	caseGojaSetTimeout = "goja_nodejs SetTimeout(0)"
 	caseDefer          = "revoltgo Defer"
 	caseDelay          = "revoltgo Delay(0)"
@@ -120,6 +125,8 @@ func measure(driver string, ops, timerOps, runs int) (*Report, error) {
 		{caseGojaRunOnLoop, ops, gojaRunOnLoop},
 		{caseQueue, ops, ours(queueChain)},
 		{casePost, ops, ours(postChain)},
+		{caseGojaProducer, ops, gojaProducer},
+		{caseProducer, ops, ours(postProducer)},
 		{caseGojaSetTimeout, timerOps, gojaSetTimeout},
 		{caseDefer, timerOps, ours(deferChain)},
 		{caseDelay, timerOps, ours(delayChain)},
@@ -153,6 +160,7 @@ func measure(driver string, ops, timerOps, runs int) (*Report, error) {
 	}
 	ratio(caseGojaRunOnLoop, caseQueue, 5)
 	ratio(caseGojaRunOnLoop, casePost, 5)
+	ratio(caseGojaProducer, caseProducer, 5)
 	ratio(caseGojaSetTimeout, caseDefer, 10)
 	ratio(caseGojaSetTimeout, caseDelay, 10)
 	return rep, nil
@@ -201,6 +209,59 @@ func gojaSetTimeout(ops int) error {
 		return fmt.Errorf("%d timeouts did not run", n)
 	}
 	return nil
+}
+
+// gojaProducer: one goroutine sends ops callbacks with RunOnLoop to a loop
+// running on another; the last one to run ends the case.
+func gojaProducer(ops int) error {
+	loop := gojaloop.NewEventLoop(gojaloop.EnableConsole(false))
+	loop.Start()
+	defer loop.Terminate()
+	done := make(chan struct{})
+	n := ops
+	fn := func(*goja.Runtime) {
+		if n--; n == 0 {
+			close(done)
+		}
+	}
+	go func() {
+		for range ops {
+			loop.RunOnLoop(fn)
+		}
+	}()
+	<-done
+	return nil
+}
+
+// postProducer: the same with Post; a referenced timer keeps Run going
+// while the posts come in (a post keeps Run going only once made), and the
+// last callback cancels it.
+func postProducer(l *core.Loop, ops int) error {
+	n := ops
+	var keep core.CallbackID
+	fn := func() {
+		if n--; n == 0 {
+			l.Cancel(keep)
+		}
+	}
+	keep = l.Delay(time.Hour, func(core.CallbackID) {})
+	var failed atomic.Value
+	go func() {
+		for range ops {
+			if err := l.Post(fn); err != nil {
+				failed.Store(err)
+				return
+			}
+		}
+	}()
+	err := l.Run()
+	if e, ok := failed.Load().(error); ok {
+		return errors.Join(err, e)
+	}
+	if n != 0 {
+		return errors.Join(err, fmt.Errorf("%d posts did not run", n))
+	}
+	return err
 }
 
 func queueChain(l *core.Loop, ops int) error {
