@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// cacheLine is twice a cache line: the CPUs this runs on fetch lines in
+// adjacent pairs.
+const cacheLine = 128
+
 // Loop is a single-threaded event loop. All methods but Post must be called
 // from the goroutine that runs the loop (or, before Run, from the one that
 // will): a callback, a microtask, a fiber, or main between runs.
@@ -36,14 +40,18 @@ type Loop struct {
 
 	signals signalTable
 
-	// Posts are the only state touched by other goroutines.
+	// Posts are the only state touched by other goroutines, on cache lines
+	// of their own: the loop's writes to its other fields would otherwise
+	// take the line from a goroutine that posts, on every callback.
+	_           [cacheLine]byte
 	postMu      sync.Mutex
 	posts       []func()
-	postSpare   []func()
 	postWaiting atomic.Bool // posts is not empty: keeps Run going, stops a Wait
-	postQueued  int         // posts moved to the callback queue and not yet run
 	sleeping    atomic.Bool // the loop is in (or about to enter) a blocking Wait
 	postShut    bool        // guarded by postMu: Close has begun
+	_           [cacheLine]byte
+	postSpare   []func()
+	postQueued  int // posts moved to the callback queue and not yet run
 
 	// Fibers.
 	cur          *fiber // running fiber; nil is main
