@@ -52,7 +52,34 @@ func driverFdCases() []DriverCase {
 		{"HangUpIsWritable", dcHangUpIsWritable},
 		{"BrokenPipeIsWritable", dcBrokenPipeIsWritable},
 		{"HangUpReportsEveryRegisteredInterest", dcHangUpReportsEveryInterest},
+		// "Regular files are always ready, as poll(2) has them."
+		{"RegularFileIsAlwaysReady", dcRegularFileIsAlwaysReady},
 	}, driverFdWaitCases()...)
+}
+
+// dcRegularFileIsAlwaysReady: epoll and the runtime poller refuse regular
+// files (EPERM); a driver must still report them ready, every Wait, for
+// each interest, as poll(2) does, and honour interest 0 and Deregister.
+func dcRegularFileIsAlwaysReady(t *testing.T, d core.Driver) {
+	file, err := os.CreateTemp(t.TempDir(), "regular")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	fd := int(file.Fd())
+	dcRegister(t, d, fd, 1, core.Read|core.Write)
+	dcExpectNow(t, d, 1, core.Read|core.Write, time.Second)
+	dcExpectNow(t, d, 1, core.Read|core.Write, 0) // level: again, at once
+	if err := d.Modify(fd, 2, core.Read); err != nil {
+		t.Fatalf("Modify(%d, 0x2, r): %v", fd, err)
+	}
+	dcExpectNow(t, d, 2, core.Read, time.Second)
+	if err := d.Modify(fd, 3, 0); err != nil {
+		t.Fatalf("Modify(%d, 0x3, 0): %v", fd, err)
+	}
+	dcExpectNone(t, d, 20*time.Millisecond)
+	dcDeregister(t, d, fd)
+	dcExpectNone(t, d, 20*time.Millisecond)
 }
 
 func dcReadableAfterWrite(t *testing.T, d core.Driver) {

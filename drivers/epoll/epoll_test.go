@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -303,35 +302,5 @@ func TestFdInOuterEpoll(t *testing.T) {
 	d.Wakeup()
 	if n, err := unix.EpollWait(outer, evs, 1000); n != 1 || err != nil {
 		t.Fatalf("outer EpollWait after Wakeup = %d, %v", n, err)
-	}
-}
-
-// TestRegularFile: epoll refuses regular files; the driver reports them
-// always ready, as poll(2) does.
-func TestRegularFile(t *testing.T) {
-	d := newDriver(t)
-	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fd := int(f.Fd())
-	if err := d.Register(fd, 3, core.Read|core.Write); err != nil {
-		t.Fatal(err)
-	}
-	events := make([]core.Event, 4)
-	for range 2 {
-		if n, err := d.Wait(events, time.Second); n != 1 || err != nil || events[0].Ready != core.Read|core.Write {
-			t.Fatalf("Wait = %d, %v, %+v", n, err, events[:n])
-		}
-	}
-	if err := d.Modify(fd, 4, 0); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := d.Wait(events, 0); n != 0 || err != nil {
-		t.Fatalf("Wait with interest 0 = %d, %v", n, err)
-	}
-	if err := d.Deregister(fd); err != nil {
-		t.Fatal(err)
 	}
 }

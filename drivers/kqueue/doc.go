@@ -45,6 +45,10 @@
 //     by ident and filter in the driver's own table.
 //   - Changes are applied one at a time with an empty event list, so that a
 //     failure is an errno for exactly that change (bug 9).
+//   - Regular files and directories never enter the kqueue (libkqueue
+//     refuses them with EFAULT; a kernel reports a regular file readable
+//     only before its end): every Wait reports them ready, as poll(2) does
+//     (always.go).
 //   - One kevent call returns at most 512 events (bug 10).
 //   - EINTR, frequent under the Go runtime's preemption signals (bug 11),
 //     makes Wait wait again for the time left.

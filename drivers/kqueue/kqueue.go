@@ -40,6 +40,7 @@ type Driver struct {
 	dups map[int]*reg // by the dup that carries a filter (libkqueue only)
 	free []*reg       // released registrations, reused without allocating
 
+	always   []*reg       // registrations of regular files and directories (always.go)
 	pending  []core.Token // Closed events found outside Wait, reported by the next Wait
 	seq      uint64       // counts collects, to merge READ and WRITE of one fd into one Event
 	sweep    fdcheck.Sweep
@@ -63,6 +64,9 @@ type reg struct {
 	id    fdcheck.Ident // fd's file at Register, for closed-fd checks
 	seq   uint64        // last collect that saw this registration
 	slot  int           // its index in that collect's events, -1 if none
+
+	always   bool          // a regular file or directory, kept out of the kqueue (always.go)
+	alwaysIn core.Interest // its interest
 }
 
 // New opens a kqueue. It wakes through EVFILT_USER where the platform has
@@ -130,13 +134,18 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 		d.pending = append(d.pending, r.tok)
 		d.reap(r)
 	}
-	id, err := fdcheck.Identify(fd)
+	id, always, err := fdcheck.IdentifyFile(fd)
 	if err != nil {
 		return os.NewSyscallError("fstat", err)
 	}
 	d.sweep.Activity()
 	r := d.alloc()
 	*r = reg{fd: fd, tok: tok, dup: -1, id: id, slot: -1}
+	if always {
+		d.addAlways(r, in)
+		d.regs[fd] = r
+		return nil
+	}
 	if err := d.apply(r, in); err != nil {
 		d.drop(r)
 		d.release(r)
@@ -154,6 +163,10 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	}
 	d.sweep.Activity()
 	r.tok = tok
+	if r.always {
+		r.alwaysIn = in & (core.Read | core.Write)
+		return nil
+	}
 	return d.apply(r, in)
 }
 
@@ -306,7 +319,12 @@ func (d *Driver) alloc() *reg {
 	return new(reg)
 }
 
-func (d *Driver) release(r *reg) { d.free = append(d.free, r) }
+func (d *Driver) release(r *reg) {
+	if r.always {
+		d.dropAlways(r)
+	}
+	d.free = append(d.free, r)
+}
 
 func filterOf(bit core.Interest) int {
 	if bit == core.Write {
@@ -331,6 +349,7 @@ func (d *Driver) Close() error {
 		delete(d.regs, fd)
 	}
 	d.free = nil
+	d.always = nil
 	d.pending = nil
 	d.closePipe()
 	if err := d.kq.close(); err != nil {

@@ -16,6 +16,7 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 		return 0, core.ErrClosed
 	}
 	n := d.flush(events)
+	n = d.reportAlways(events, n)
 	if len(d.regs) > 0 && (d.sweepDue || d.sweepDueNow(timeout)) {
 		n = d.sweepAll(events, n)
 	}

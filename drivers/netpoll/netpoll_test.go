@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -313,36 +312,6 @@ func TestBlockingFdKeepsItsFlags(t *testing.T) {
 	drivertest.Write(t, b)
 	if ev, ok := drivertest.WaitFor(t, d, 1, time.Second); !ok || ev.Ready != core.Read {
 		t.Fatalf("got %+v, %v", ev, ok)
-	}
-}
-
-// TestRegularFile: the runtime poller refuses regular files on Linux; the
-// driver reports them always ready, as poll(2) does.
-func TestRegularFile(t *testing.T) {
-	d := newDriver(t)
-	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fd := int(f.Fd())
-	if err := d.Register(fd, 3, core.Read|core.Write); err != nil {
-		t.Fatal(err)
-	}
-	events := make([]core.Event, 4)
-	for range 2 {
-		if ev, ok := drivertest.WaitFor(t, d, 3, time.Second); !ok || ev.Ready != core.Read|core.Write {
-			t.Fatalf("got %+v, %v", ev, ok)
-		}
-	}
-	if err := d.Modify(fd, 4, 0); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := d.Wait(events, 0); n != 0 || err != nil {
-		t.Fatalf("Wait with interest 0 = %d, %v", n, err)
-	}
-	if err := d.Deregister(fd); err != nil {
-		t.Fatal(err)
 	}
 }
 

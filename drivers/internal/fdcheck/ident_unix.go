@@ -14,6 +14,15 @@ type Ident struct{ Dev, Ino uint64 }
 // Identify returns the identity of the file fd refers to; the error is the
 // errno of fstat(2) (EBADF once fd is closed).
 func Identify(fd int) (Ident, error) {
+	id, _, err := IdentifyFile(fd)
+	return id, err
+}
+
+// IdentifyFile is Identify, and also reports whether fd is a regular file
+// or a directory: files that poll(2) reports always readable and writable,
+// and that a readiness API may refuse (epoll) or watch differently (kqueue
+// reports a regular file readable only before its end).
+func IdentifyFile(fd int) (id Ident, alwaysReady bool, err error) {
 	var st unix.Stat_t
 	for {
 		err := unix.Fstat(fd, &st)
@@ -21,8 +30,9 @@ func Identify(fd int) (Ident, error) {
 			continue
 		}
 		if err != nil {
-			return Ident{}, err
+			return Ident{}, false, err
 		}
-		return Ident{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, nil
+		typ := st.Mode & unix.S_IFMT
+		return Ident{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, typ == unix.S_IFREG || typ == unix.S_IFDIR, nil
 	}
 }
