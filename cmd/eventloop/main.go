@@ -3,6 +3,7 @@
 //
 //	eventloop drivers
 //	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
+//	eventloop echo [--driver NAME] ADDR
 //
 // drivers lists the drivers this build offers, best first, and says which
 // one eventloop.New picks and why (the EVENTLOOP_DRIVER variable, a build
@@ -37,6 +38,10 @@
 // pairs, so that its intervals are wider (the whole command takes well
 // under 30 s once built); the full mode takes a few minutes.
 // Progress goes to stderr, one line per case; the tables go to stdout.
+//
+// echo serves TCP echo on ADDR (host:port) until SIGINT or SIGTERM, one
+// fiber per connection written in blocking style: each suspends on the loop
+// whenever its socket would block (unix systems only).
 package main
 
 import (
@@ -48,6 +53,7 @@ import (
 const usage = `usage:
   eventloop drivers
   eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
+  eventloop echo [--driver NAME] ADDR
 `
 
 func main() {
@@ -65,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = driversCmd(args[1:], stdout)
 	case "bench":
 		err = benchCmd(args[1:], stdout, stderr)
+	case "echo":
+		err = echoCmd(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

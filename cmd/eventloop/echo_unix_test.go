@@ -1,0 +1,121 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop"
+)
+
+// TestEcho serves echo on every driver of this build and sends it, from
+// four clients at once, more than a socket buffer holds, so that the
+// server's fibers suspend on reads and on writes; then it stops the server
+// and checks that the loop's goroutines and sockets are gone.
+func TestEcho(t *testing.T) {
+	watchdog(t, time.Minute)
+	for _, name := range eventloop.Drivers() {
+		t.Run(name, func(t *testing.T) {
+			g0 := runtime.NumGoroutine()
+			l, err := eventloop.NewWithDriver(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := listenEcho(l, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				err := l.Run()
+				done <- errors.Join(err, l.Close())
+			}()
+
+			var wg sync.WaitGroup
+			for i := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := echoClient(srv.addr.String(), 1<<20+i); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			// A client still connected when the server stops is cut off:
+			// Close unwinds its fiber, which closes the socket.
+			idle, err := net.Dial("tcp", srv.addr.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idle.Close()
+			time.Sleep(20 * time.Millisecond) // let the server accept it
+			if err := l.Post(srv.stop); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if n, err := idle.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+				t.Errorf("a client connected at stop read %d, %v; want the server to close it (EOF)", n, err)
+			}
+			if _, err := net.Dial("tcp", srv.addr.String()); err == nil {
+				t.Error("the server still accepts after stop")
+			}
+			if n := goroutinesSettle(g0); n > g0 {
+				t.Errorf("%d goroutines left after Close, %d before", n, g0)
+			}
+		})
+	}
+}
+
+// echoClient sends size random bytes while reading the echo back.
+func echoClient(addr string, size int) error {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	sent := make([]byte, size)
+	for i := range sent {
+		sent[i] = byte(rand.Uint32())
+	}
+	werr := make(chan error, 1)
+	go func() {
+		_, err := c.Write(sent)
+		werr <- err
+	}()
+	got := make([]byte, size)
+	if _, err := io.ReadFull(c, got); err != nil {
+		return err
+	}
+	if err := <-werr; err != nil {
+		return err
+	}
+	if !bytes.Equal(got, sent) {
+		return errors.New("the echo differs from what was sent")
+	}
+	return nil
+}
+
+func TestEchoArgs(t *testing.T) {
+	if err := echoCmd(nil, io.Discard); err == nil {
+		t.Error("echo without an address: no error")
+	}
+	if err := echoCmd([]string{"--driver", "nosuch", "127.0.0.1:0"}, io.Discard); err == nil {
+		t.Error("echo on an unknown driver: no error")
+	}
+	if err := echoCmd([]string{"256.0.0.1:0"}, io.Discard); err == nil {
+		t.Error("echo on a bad address: no error")
+	}
+}
