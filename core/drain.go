@@ -162,8 +162,8 @@ func (l *Loop) afterMicrotask(self *fiber) bool {
 func (l *Loop) runCallback(c *callback) {
 	l.stats.Callbacks++
 	id, typ := c.id, c.typ
-	if c.extra != nil && c.extra.created != nil {
-		l.cur.created = c.extra.created // tracing: a suspended fiber says whose it is
+	if created := c.created(); created != nil {
+		l.cur.created = created // tracing: a suspended fiber says whose it is
 	}
 	switch typ {
 	case TypeDefer, TypeDelay:

@@ -17,9 +17,11 @@ import (
 
 func (d *Driver) addAlways(r *reg, in core.Interest) {
 	r.always = true
-	r.alwaysIn = in & (core.Read | core.Write)
+	r.setAlways(in)
 	d.always = append(d.always, r)
 }
+
+func (r *reg) setAlways(in core.Interest) { r.alwaysIn = in & (core.Read | core.Write) }
 
 func (d *Driver) dropAlways(r *reg) {
 	if i := slices.Index(d.always, r); i >= 0 {

@@ -164,7 +164,7 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	d.sweep.Activity()
 	r.tok = tok
 	if r.always {
-		r.alwaysIn = in & (core.Read | core.Write)
+		r.setAlways(in)
 		return nil
 	}
 	return d.apply(r, in)
