@@ -53,6 +53,17 @@ expect_fail() {
 
 gofmt_clean() { test -z "$(gofmt -l . | tee /dev/stderr)"; }
 have_libkqueue() { pkg-config --exists libkqueue; }
+# drivers_without_core: the drivers and their helpers import the seam
+# (package driver), never the scheduler, on every build of them.
+drivers_without_core() {
+	local tags
+	for tags in "" eventloop_libkqueue; do
+		if go list -deps -tags "$tags" ./drivers/... | grep -x 'github.com/revoltgo/eventloop/core'; then
+			echo "a driver package imports core (tags: ${tags:-none})"
+			return 1
+		fi
+	done
+}
 # at_least N CMD...: CMD passes and runs at least N tests (a package whose
 # files a build tag excludes would otherwise pass silently with none).
 at_least() {
@@ -75,6 +86,7 @@ echo "go: $(go version)"
 cell "gofmt" gofmt_clean
 cell "vet" go vet ./...
 cell "vet tags=eventloop_libkqueue" go vet -tags eventloop_libkqueue ./...
+cell "drivers import driver, never core" drivers_without_core
 
 cell "test -race core, root, conformance" go test -race -count=1 -v . ./core/... ./internal/... ./conformance/... ./examples/...
 for d in stream epoll netpoll; do

@@ -1,113 +1,23 @@
 package core
 
-import (
-	"errors"
-	"time"
+import "github.com/revoltgo/eventloop/driver"
+
+// The driver seam lives in package driver (its doc comment is the whole
+// contract); these aliases keep the names of the core API reachable from
+// core, so code written against core.Driver keeps compiling.
+type (
+	Driver         = driver.Driver
+	Token          = driver.Token
+	Interest       = driver.Interest
+	Event          = driver.Event
+	WaitResolution = driver.WaitResolution
+	Pollable       = driver.Pollable
 )
-
-// Driver is the seam between the scheduler and the operating system: it
-// reports readiness of file descriptors and can be woken. It knows nothing of
-// time, callbacks, signals or fibers; the core keeps timers in a heap, takes
-// signals from os/signal, and runs every callback itself. This comment is the
-// whole contract; every sentence of it has a case in package conformance.
-//
-// Threading. Every method but Wakeup is called from one goroutine at a time
-// (the loop's). Wakeup may be called from any goroutine, at any moment,
-// including while Wait blocks and concurrently with Close; it never blocks.
-//
-// Registration. Register starts watching fd for the interest in (Read, Write
-// or both) and reports events for it under tok; it fails with an error
-// matching fs.ErrExist if fd is already registered. Modify replaces (never
-// unions) the interest and token of a registered fd; fs.ErrNotExist if fd is
-// not registered. An interest of 0 is valid for Register and Modify: the fd
-// stays registered but reports nothing and does not make Wait return (a
-// hung-up fd with interest 0 must not spin the loop). Deregister forgets fd; the core
-// calls it before the user closes the fd; fs.ErrNotExist if unknown. A
-// negative fd is rejected with an error. Errors name the syscall
-// (os.NewSyscallError) so that errors.Is works on the errno.
-//
-// Readiness is level-triggered: as long as fd is readable and Read is
-// registered, every Wait reports it. Hang-up and error conditions count as
-// readiness for every registered interest. Regular files are always ready,
-// as poll(2) has them. A registered fd closed behind the driver's back must
-// be reported once, as an Event with Closed set, after which the driver has
-// forgotten it: at once where the kernel says so (POLLNVAL, EBADF), else
-// within a bounded delay that the driver's package doc states (epoll and
-// kqueue drop such an fd silently, so they check). It must never be reported
-// as ready forever (a spin) nor silently dropped (a hang). Until then,
-// Modify and Deregister of such an fd may succeed. Register of a closed fd
-// fails with the syscall's error or reports Closed once. One batch may carry
-// readiness and Closed for the same token; the core handles either order.
-//
-// Tokens are chosen by the core and opaque to the driver: it hands back, in
-// Event.Token, the token of the registration (or of the last Modify). The
-// core puts a generation into each token and drops events whose generation is
-// stale, so a driver need not guard against events that race a Deregister.
-//
-// Wait fills events (owned by the caller; the driver keeps no reference and
-// must not allocate) and returns how many it filled. timeout < 0 blocks until
-// an event or a Wakeup; 0 polls without blocking; > 0 blocks at most that long,
-// rounded up to the driver's resolution and never down to zero. Every fd
-// ready when Wait is called is reported (in this or, when events is full,
-// the following Waits); past that, returning (0, nil) early is always
-// allowed (the core computes timers itself), so EINTR is never an error. Wakeup makes the current or the next Wait return;
-// wakeups coalesce, so a thousand calls cost about one.
-//
-// Close releases every kernel object; afterwards every method, Wakeup
-// included, returns an error matching ErrClosed; a second Close is a no-op
-// that returns nil.
-//
-// No globals: two drivers in one process never interfere.
-type Driver interface {
-	// Name is the selection name: "stream", "epoll", "kqueue", "netpoll".
-	Name() string
-	Register(fd int, tok Token, in Interest) error
-	Modify(fd int, tok Token, in Interest) error
-	Deregister(fd int) error
-	Wait(events []Event, timeout time.Duration) (int, error)
-	Wakeup() error
-	Close() error
-}
-
-// Token identifies a registration to the core. Drivers store it and return
-// it; they never interpret it.
-type Token uint64
-
-// Interest is a bit set of the readiness a driver watches (and reports).
-type Interest uint8
 
 const (
-	Read  Interest = 1 << iota // the fd is readable (or hung up, or in error)
-	Write                      // the fd is writable (or hung up, or in error)
+	Read  = driver.Read
+	Write = driver.Write
 )
 
-// String returns "0", "r", "w" or "rw".
-func (in Interest) String() string {
-	switch in & (Read | Write) {
-	case Read:
-		return "r"
-	case Write:
-		return "w"
-	case Read | Write:
-		return "rw"
-	}
-	return "0"
-}
-
-// Event is one readiness report.
-type Event struct {
-	Token Token
-	Ready Interest // a subset of the registered interest
-	// Closed reports that the fd was closed while registered. The driver
-	// has already forgotten it; Ready is ignored.
-	Closed bool
-}
-
-// ErrClosed is what every Driver method returns (wrapped or not) after Close.
-var ErrClosed = errors.New("eventloop: driver closed")
-
-// WaitResolution is implemented by drivers whose Wait timeout is coarser than
-// a nanosecond; the conformance suite uses it to bound its accuracy checks.
-type WaitResolution interface {
-	Resolution() time.Duration
-}
+// ErrClosed is driver.ErrClosed: what a Driver returns after Close.
+var ErrClosed = driver.ErrClosed

@@ -1,7 +1,7 @@
 // Package epoll is the Linux driver: one epoll(7) instance, level-triggered,
 // woken through an eventfd(2).
 //
-// Guarantees, beyond the core.Driver contract:
+// Guarantees, beyond the driver.Driver contract:
 //
 //   - Register, Modify and Deregister make one epoll_ctl(2) call (Modify
 //     with an unchanged interest makes none); Wait makes one epoll_wait
@@ -17,7 +17,7 @@
 //     that Wait clears only after draining the eventfd, as the Go runtime's
 //     netpollWakeSig does. It may be called from any goroutine, also while
 //     Close runs: it never writes to a closed (or reused) descriptor, and
-//     after Close it returns an error matching core.ErrClosed.
+//     after Close it returns an error matching driver.ErrClosed.
 //   - Interest 0 keeps the registration in the driver but takes the fd out
 //     of the kernel, because epoll reports EPOLLHUP and EPOLLERR whatever
 //     the mask (epoll_ctl(2)).

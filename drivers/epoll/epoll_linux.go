@@ -10,12 +10,12 @@ import (
 	"os"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
-// Driver is a core.Driver over one epoll instance. The zero value is not
+// Driver is a driver.Driver over one epoll instance. The zero value is not
 // usable; call New.
 type Driver struct {
 	epfd int
@@ -52,8 +52,8 @@ const (
 )
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )
 
 // New creates the epoll instance and its wakeup eventfd.
@@ -95,8 +95,8 @@ func (d *Driver) Resolution() time.Duration {
 	return time.Millisecond
 }
 
-// Register implements core.Driver.
-func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
+// Register implements driver.Driver.
+func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("register", fd); err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 		d.forget(fd, r, true)
 	}
 	d.seq++
-	r := reg{tok: tok, seq: d.seq, in: in & (core.Read | core.Write)}
+	r := reg{tok: tok, seq: d.seq, in: in & (driver.Read | driver.Write)}
 	if err := d.attach(fd, &r); err != nil {
 		return fmt.Errorf("epoll: register fd %d: %w", fd, err)
 	}
@@ -117,10 +117,10 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 	return nil
 }
 
-// Modify implements core.Driver. If the fd turns out to have been closed
+// Modify implements driver.Driver. If the fd turns out to have been closed
 // behind the driver's back, Modify succeeds, and the next Wait reports it
 // Closed under tok.
-func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
+func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("modify", fd); err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	}
 	d.sweep.Activity()
 	r.tok = tok
-	in &= core.Read | core.Write
+	in &= driver.Read | driver.Write
 	if in == r.in {
 		d.regs[fd] = r
 		return nil
@@ -179,7 +179,7 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	return nil
 }
 
-// Deregister implements core.Driver. An fd that the kernel already dropped
+// Deregister implements driver.Driver. An fd that the kernel already dropped
 // (closed, or closed and its number reused) is forgotten without error.
 func (d *Driver) Deregister(fd int) error {
 	if err := d.check("deregister", fd); err != nil {
@@ -200,10 +200,10 @@ func (d *Driver) Deregister(fd int) error {
 	return nil
 }
 
-// Wakeup implements core.Driver.
+// Wakeup implements driver.Driver.
 func (d *Driver) Wakeup() error { return d.wake.wakeup() }
 
-// Close implements core.Driver.
+// Close implements driver.Driver.
 func (d *Driver) Close() error {
 	if d.closed {
 		return nil // a second Close is a no-op
@@ -227,5 +227,5 @@ func (d *Driver) check(op string, fd int) error {
 }
 
 func errClosed(op string) error {
-	return fmt.Errorf("epoll: %s: %w", op, core.ErrClosed)
+	return fmt.Errorf("epoll: %s: %w", op, driver.ErrClosed)
 }

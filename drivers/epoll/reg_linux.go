@@ -6,7 +6,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
@@ -28,9 +28,9 @@ const (
 )
 
 type reg struct {
-	tok  core.Token
+	tok  driver.Token
 	seq  uint32
-	in   core.Interest
+	in   driver.Interest
 	mode mode
 	id   fdcheck.Ident // set for parked and always: the kernel does not hold those
 }
@@ -123,12 +123,12 @@ func ctl(epfd, op, fd int, r *reg) error {
 // no longer names the registered file.
 func gone(err error) bool { return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EBADF) }
 
-func epollEvents(in core.Interest) uint32 {
+func epollEvents(in driver.Interest) uint32 {
 	var ev uint32
-	if in&core.Read != 0 {
+	if in&driver.Read != 0 {
 		ev |= unix.EPOLLIN
 	}
-	if in&core.Write != 0 {
+	if in&driver.Write != 0 {
 		ev |= unix.EPOLLOUT
 	}
 	return ev
@@ -136,16 +136,16 @@ func epollEvents(in core.Interest) uint32 {
 
 // readiness maps epoll events to interest. EPOLLRDHUP is not asked for:
 // level-triggered EPOLLIN already reports the end of stream it signals.
-func readiness(ev uint32) core.Interest {
-	var in core.Interest
+func readiness(ev uint32) driver.Interest {
+	var in driver.Interest
 	if ev&unix.EPOLLIN != 0 {
-		in |= core.Read
+		in |= driver.Read
 	}
 	if ev&unix.EPOLLOUT != 0 {
-		in |= core.Write
+		in |= driver.Write
 	}
 	if ev&(unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		in |= core.Read | core.Write
+		in |= driver.Read | driver.Write
 	}
 	return in
 }

@@ -7,12 +7,12 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
-// Wait implements core.Driver.
-func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+// Wait implements driver.Driver.
+func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed {
 		return 0, errClosed("wait")
 	}
@@ -53,7 +53,7 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 			continue
 		}
 		if ready := readiness(ev.Events) & r.in; ready != 0 {
-			events[n] = core.Event{Token: r.tok, Ready: ready}
+			events[n] = driver.Event{Token: r.tok, Ready: ready}
 			n++
 		}
 	}
@@ -114,14 +114,14 @@ func msec(t time.Duration) int {
 }
 
 // reportAlways reports every always-ready registration.
-func (d *Driver) reportAlways(events []core.Event) int {
+func (d *Driver) reportAlways(events []driver.Event) int {
 	n := 0
 	for _, fd := range d.alwaysFds {
 		if n == len(events) {
 			break
 		}
 		r := d.regs[fd]
-		events[n] = core.Event{Token: r.tok, Ready: r.in}
+		events[n] = driver.Event{Token: r.tok, Ready: r.in}
 		n++
 	}
 	return n
@@ -130,7 +130,7 @@ func (d *Driver) reportAlways(events []core.Event) int {
 // validate is the driver's fdcheck.Check: it finds the registrations
 // whose fds were closed behind the driver's back, reports them Closed, and
 // forgets them.
-func (d *Driver) validate(events []core.Event) int {
+func (d *Driver) validate(events []driver.Event) int {
 	n := 0
 	for fd, r := range d.regs {
 		if !d.alive(fd, &r) {

@@ -5,23 +5,23 @@ package kqueue
 import (
 	"slices"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 )
 
 // Regular files and directories are always ready, as poll(2) reports them
-// and as the core.Driver contract asks. A kernel kqueue reports a regular
+// and as the driver.Driver contract asks. A kernel kqueue reports a regular
 // file readable only while its offset is before the end (EVFILT_READ on a
 // vnode), and libkqueue refuses one with EFAULT, so such a registration
 // never enters the kqueue: every Wait reports it, and the closed-fd sweep
 // finds it closed, as it finds any other.
 
-func (d *Driver) addAlways(r *reg, in core.Interest) {
+func (d *Driver) addAlways(r *reg, in driver.Interest) {
 	r.always = true
 	r.setAlways(in)
 	d.always = append(d.always, r)
 }
 
-func (r *reg) setAlways(in core.Interest) { r.alwaysIn = in & (core.Read | core.Write) }
+func (r *reg) setAlways(in driver.Interest) { r.alwaysIn = in & (driver.Read | driver.Write) }
 
 func (d *Driver) dropAlways(r *reg) {
 	if i := slices.Index(d.always, r); i >= 0 {
@@ -32,13 +32,13 @@ func (d *Driver) dropAlways(r *reg) {
 
 // reportAlways reports the always-ready registrations with an interest
 // after events[:n].
-func (d *Driver) reportAlways(events []core.Event, n int) int {
+func (d *Driver) reportAlways(events []driver.Event, n int) int {
 	for _, r := range d.always {
 		if n == len(events) {
 			break
 		}
 		if r.alwaysIn != 0 {
-			events[n] = core.Event{Token: r.tok, Ready: r.alwaysIn}
+			events[n] = driver.Event{Token: r.tok, Ready: r.alwaysIn}
 			n++
 		}
 	}

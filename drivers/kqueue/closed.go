@@ -5,7 +5,7 @@ package kqueue
 import (
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
@@ -30,7 +30,7 @@ func (d *Driver) sweepDueNow(timeout time.Duration) bool {
 
 // sweepAll reports every stale registration as Closed after events[:n].
 // When events fill up, the rest waits for the next Wait.
-func (d *Driver) sweepAll(events []core.Event, n int) int {
+func (d *Driver) sweepAll(events []driver.Event, n int) int {
 	start := d.sweep.Now()
 	d.sweepDue = false
 	for _, r := range d.regs {
@@ -41,7 +41,7 @@ func (d *Driver) sweepAll(events []core.Event, n int) int {
 			d.sweepDue = true
 			break
 		}
-		events[n] = core.Event{Token: r.tok, Closed: true}
+		events[n] = driver.Event{Token: r.tok, Closed: true}
 		n++
 		d.reap(r)
 	}
@@ -61,9 +61,9 @@ func (d *Driver) sweepAll(events []core.Event, n int) int {
 // filter falls back to fstat everywhere.
 func (d *Driver) stale(r *reg) bool {
 	if closeRemovesKnotes && r.added != 0 {
-		bit := core.Read
+		bit := driver.Read
 		if r.added&bit == 0 {
-			bit = core.Write
+			bit = driver.Write
 		}
 		err := d.kq.change(r.fd, filterOf(bit), evEnable, 0)
 		return err == unix.ENOENT || err == unix.EBADF

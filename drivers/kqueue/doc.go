@@ -1,8 +1,8 @@
 // Package kqueue is the kqueue(2) driver of the event loop, for darwin,
 // FreeBSD, NetBSD, OpenBSD and DragonFly, level-triggered, woken by an
 // EVFILT_USER event (a self-pipe on NetBSD and OpenBSD, where x/sys has no
-// EVFILT_USER). It implements core.Driver, whose doc comment is its
-// contract, and core.WaitResolution; Fd exposes the kqueue descriptor.
+// EVFILT_USER). It implements driver.Driver, whose doc comment is its
+// contract, and driver.WaitResolution; Fd exposes the kqueue descriptor.
 //
 // # What is tested where
 //

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
@@ -40,9 +40,9 @@ type Driver struct {
 	dups map[int]*reg // by the dup that carries a filter (libkqueue only)
 	free []*reg       // released registrations, reused without allocating
 
-	always   []*reg       // registrations of regular files and directories (always.go)
-	pending  []core.Token // Closed events found outside Wait, reported by the next Wait
-	seq      uint64       // counts collects, to merge READ and WRITE of one fd into one Event
+	always   []*reg         // registrations of regular files and directories (always.go)
+	pending  []driver.Token // Closed events found outside Wait, reported by the next Wait
+	seq      uint64         // counts collects, to merge READ and WRITE of one fd into one Event
 	sweep    fdcheck.Sweep
 	sweepDue bool // the last sweep ran out of room in events
 	closed   bool
@@ -57,16 +57,16 @@ type Driver struct {
 // reg is one registered fd. Only the loop goroutine touches it.
 type reg struct {
 	fd    int
-	tok   core.Token
-	added core.Interest // filters present in the kqueue
-	onDup core.Interest // the filter carried by dup, 0 if none
-	dup   int           // -1 if none
-	id    fdcheck.Ident // fd's file at Register, for closed-fd checks
-	seq   uint64        // last collect that saw this registration
-	slot  int           // its index in that collect's events, -1 if none
+	tok   driver.Token
+	added driver.Interest // filters present in the kqueue
+	onDup driver.Interest // the filter carried by dup, 0 if none
+	dup   int             // -1 if none
+	id    fdcheck.Ident   // fd's file at Register, for closed-fd checks
+	seq   uint64          // last collect that saw this registration
+	slot  int             // its index in that collect's events, -1 if none
 
-	always   bool          // a regular file or directory, kept out of the kqueue (always.go)
-	alwaysIn core.Interest // its interest
+	always   bool            // a regular file or directory, kept out of the kqueue (always.go)
+	alwaysIn driver.Interest // its interest
 }
 
 // New opens a kqueue. It wakes through EVFILT_USER where the platform has
@@ -120,8 +120,8 @@ func (d *Driver) Fd() int {
 // which truncates to whole milliseconds, 1 ns on a kernel.
 func (d *Driver) Resolution() time.Duration { return resolution }
 
-// Register implements core.Driver.
-func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
+// Register implements driver.Driver.
+func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check(fd); err != nil {
 		return err
 	}
@@ -155,8 +155,8 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 	return nil
 }
 
-// Modify implements core.Driver.
-func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
+// Modify implements driver.Driver.
+func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	r, err := d.registered(fd)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	return d.apply(r, in)
 }
 
-// Deregister implements core.Driver. A fd that was already closed is
+// Deregister implements driver.Driver. A fd that was already closed is
 // forgotten without error: its filters are gone, which is what was asked.
 func (d *Driver) Deregister(fd int) error {
 	r, err := d.registered(fd)
@@ -191,7 +191,7 @@ func (d *Driver) Deregister(fd int) error {
 // kevent(2) would give: a negative fd is EBADF.
 func (d *Driver) check(fd int) error {
 	if d.closed {
-		return core.ErrClosed
+		return driver.ErrClosed
 	}
 	if fd < 0 {
 		return os.NewSyscallError("kevent", unix.EBADF)
@@ -217,16 +217,16 @@ func (d *Driver) registered(fd int) (*reg, error) {
 // Filters are added and deleted rather than enabled and disabled: EV_ADD on
 // an existing registration fails over libkqueue (KQUEUE.md, bug 2), and
 // this keeps what the kqueue holds equal to what the caller asked for.
-func (d *Driver) apply(r *reg, in core.Interest) error {
-	in &= core.Read | core.Write
-	for _, bit := range [...]core.Interest{core.Read, core.Write} {
+func (d *Driver) apply(r *reg, in driver.Interest) error {
+	in &= driver.Read | driver.Write
+	for _, bit := range [...]driver.Interest{driver.Read, driver.Write} {
 		if r.added&bit != 0 && in&bit == 0 {
 			if err := d.delFilter(r, bit); err != nil {
 				return err
 			}
 		}
 	}
-	for _, bit := range [...]core.Interest{core.Read, core.Write} {
+	for _, bit := range [...]driver.Interest{driver.Read, driver.Write} {
 		if r.added&bit == 0 && in&bit != 0 {
 			if err := d.addFilter(r, bit); err != nil {
 				return err
@@ -239,7 +239,7 @@ func (d *Driver) apply(r *reg, in core.Interest) error {
 // addFilter adds one filter. Over libkqueue a second filter on one fd fails
 // with EFAULT (KQUEUE.md, bug 1): it goes on a dup of the fd, and events on
 // the dup are mapped back through d.dups.
-func (d *Driver) addFilter(r *reg, bit core.Interest) error {
+func (d *Driver) addFilter(r *reg, bit driver.Interest) error {
 	ident := r.fd
 	if writeNeedsDup && r.added&^r.onDup != 0 {
 		if r.dup < 0 {
@@ -268,7 +268,7 @@ func (d *Driver) addFilter(r *reg, bit core.Interest) error {
 // delFilter deletes one filter, and the dup that carried it. The filter is
 // forgotten even if EV_DELETE fails: after close(2) it is gone on a kernel,
 // and over libkqueue EV_DELETE drops the knote though it returns EBADF.
-func (d *Driver) delFilter(r *reg, bit core.Interest) error {
+func (d *Driver) delFilter(r *reg, bit driver.Interest) error {
 	ident := r.fd
 	if r.onDup == bit {
 		ident = r.dup
@@ -291,7 +291,7 @@ func (d *Driver) delFilter(r *reg, bit core.Interest) error {
 // at freed memory.
 func (d *Driver) drop(r *reg) error {
 	var first error
-	for _, bit := range [...]core.Interest{r.onDup, core.Read, core.Write} {
+	for _, bit := range [...]driver.Interest{r.onDup, driver.Read, driver.Write} {
 		if bit != 0 && r.added&bit != 0 {
 			if err := d.delFilter(r, bit); err != nil && first == nil {
 				first = err
@@ -326,14 +326,14 @@ func (d *Driver) release(r *reg) {
 	d.free = append(d.free, r)
 }
 
-func filterOf(bit core.Interest) int {
-	if bit == core.Write {
+func filterOf(bit driver.Interest) int {
+	if bit == driver.Write {
 		return filtWrite
 	}
 	return filtRead
 }
 
-// Close implements core.Driver. It waits for Wakeup calls in flight, so
+// Close implements driver.Driver. It waits for Wakeup calls in flight, so
 // that none of them writes to a descriptor number already reused.
 func (d *Driver) Close() error {
 	if d.closed {
@@ -359,6 +359,6 @@ func (d *Driver) Close() error {
 }
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )

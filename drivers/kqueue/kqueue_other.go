@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 )
 
 // errUnsupported says why this build has no kqueue.
@@ -19,19 +19,19 @@ type Driver struct{}
 // New returns an error matching errors.ErrUnsupported.
 func New() (*Driver, error) { return nil, errUnsupported }
 
-func (d *Driver) Name() string                                            { return "kqueue" }
-func (d *Driver) Fd() int                                                 { return -1 }
-func (d *Driver) Resolution() time.Duration                               { return time.Nanosecond }
-func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error { return errUnsupported }
-func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error   { return errUnsupported }
-func (d *Driver) Deregister(fd int) error                                 { return errUnsupported }
-func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+func (d *Driver) Name() string                                                { return "kqueue" }
+func (d *Driver) Fd() int                                                     { return -1 }
+func (d *Driver) Resolution() time.Duration                                   { return time.Nanosecond }
+func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error { return errUnsupported }
+func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error   { return errUnsupported }
+func (d *Driver) Deregister(fd int) error                                     { return errUnsupported }
+func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	return 0, errUnsupported
 }
 func (d *Driver) Wakeup() error { return errUnsupported }
 func (d *Driver) Close() error  { return errUnsupported }
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )

@@ -6,14 +6,14 @@ import (
 	"os"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
-// Wait implements core.Driver.
-func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+// Wait implements driver.Driver.
+func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed {
-		return 0, core.ErrClosed
+		return 0, driver.ErrClosed
 	}
 	n := d.flush(events)
 	n = d.reportAlways(events, n)
@@ -72,10 +72,10 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 }
 
 // flush reports the Closed events found outside Wait.
-func (d *Driver) flush(events []core.Event) int {
+func (d *Driver) flush(events []driver.Event) int {
 	n := 0
 	for n < len(events) && len(d.pending) > 0 {
-		events[n] = core.Event{Token: d.pending[0], Closed: true}
+		events[n] = driver.Event{Token: d.pending[0], Closed: true}
 		d.pending = d.pending[1:]
 		n++
 	}
@@ -103,7 +103,7 @@ func roundUp(t time.Duration) time.Duration {
 // events[:n]. READ and WRITE of one fd become one Event; EOF and error count
 // as readiness for every registered filter. It reports whether a wakeup was
 // among them.
-func (d *Driver) collect(events []core.Event, n, m int) (int, bool) {
+func (d *Driver) collect(events []driver.Event, n, m int) (int, bool) {
 	d.seq++
 	woke := false
 	for i := 0; i < m; i++ {
@@ -129,7 +129,7 @@ func (d *Driver) collect(events []core.Event, n, m int) (int, bool) {
 			// it, so that it ends in one Closed event, not a spin. Without
 			// a dup, epoll forgets a closed fd, and the sweep finds it.
 			if !closeRemovesKnotes && r.dup >= 0 && d.stale(r) {
-				events[n] = core.Event{Token: r.tok, Closed: true}
+				events[n] = driver.Event{Token: r.tok, Closed: true}
 				n++
 				d.reap(r)
 				continue
@@ -146,20 +146,20 @@ func (d *Driver) collect(events []core.Event, n, m int) (int, bool) {
 			continue
 		}
 		r.slot = n
-		events[n] = core.Event{Token: r.tok, Ready: bit}
+		events[n] = driver.Event{Token: r.tok, Ready: bit}
 		n++
 	}
 	return n, woke
 }
 
 // lookup finds the registration an event belongs to.
-func (d *Driver) lookup(ident, filter int) (*reg, core.Interest) {
-	var bit core.Interest
+func (d *Driver) lookup(ident, filter int) (*reg, driver.Interest) {
+	var bit driver.Interest
 	switch filter {
 	case filtRead:
-		bit = core.Read
+		bit = driver.Read
 	case filtWrite:
-		bit = core.Write
+		bit = driver.Write
 	default:
 		return nil, 0
 	}

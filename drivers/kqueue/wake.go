@@ -5,18 +5,18 @@ package kqueue
 import (
 	"os"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/wakepipe"
 	"golang.org/x/sys/unix"
 )
 
-// Wakeup implements core.Driver. Wakeups coalesce through wakePending, which
+// Wakeup implements driver.Driver. Wakeups coalesce through wakePending, which
 // Wait clears only after it consumed the wakeup event (the Go runtime's
 // netpollWakeSig): a Wakeup that finds it set knows a Wait is yet to return.
 func (d *Driver) Wakeup() error {
 	if d.users.Add(1)&closedBit != 0 {
 		d.users.Add(-1)
-		return core.ErrClosed
+		return driver.ErrClosed
 	}
 	defer d.users.Add(-1)
 	if d.wakePending.Load() || !d.wakePending.CompareAndSwap(false, true) {

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 )
 
-// Driver is a core.Driver over the Go runtime's netpoller; here, without
+// Driver is a driver.Driver over the Go runtime's netpoller; here, without
 // Unix file descriptors, every method fails.
 type Driver struct{}
 
@@ -26,16 +26,16 @@ func (d *Driver) Name() string { return "netpoll" }
 func (d *Driver) Resolution() time.Duration { return time.Millisecond }
 
 // Register fails with errors.ErrUnsupported.
-func (d *Driver) Register(int, core.Token, core.Interest) error { return errUnsupported }
+func (d *Driver) Register(int, driver.Token, driver.Interest) error { return errUnsupported }
 
 // Modify fails with errors.ErrUnsupported.
-func (d *Driver) Modify(int, core.Token, core.Interest) error { return errUnsupported }
+func (d *Driver) Modify(int, driver.Token, driver.Interest) error { return errUnsupported }
 
 // Deregister fails with errors.ErrUnsupported.
 func (d *Driver) Deregister(int) error { return errUnsupported }
 
 // Wait fails with errors.ErrUnsupported.
-func (d *Driver) Wait([]core.Event, time.Duration) (int, error) { return 0, errUnsupported }
+func (d *Driver) Wait([]driver.Event, time.Duration) (int, error) { return 0, errUnsupported }
 
 // Wakeup fails with errors.ErrUnsupported.
 func (d *Driver) Wakeup() error { return errUnsupported }
@@ -44,6 +44,6 @@ func (d *Driver) Wakeup() error { return errUnsupported }
 func (d *Driver) Close() error { return errUnsupported }
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )

@@ -10,12 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
-// Driver is a core.Driver over the Go runtime's netpoller. The zero value
+// Driver is a driver.Driver over the Go runtime's netpoller. The zero value
 // is not usable; call New.
 type Driver struct {
 	watches map[int]*watch // by the user's fd
@@ -50,8 +50,8 @@ type post struct {
 }
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )
 
 // New returns a driver; it starts no goroutine until an fd is watched.
@@ -73,8 +73,8 @@ func (d *Driver) Name() string { return "netpoll" }
 // finer than that on an idle process.
 func (d *Driver) Resolution() time.Duration { return time.Millisecond }
 
-// Register implements core.Driver.
-func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
+// Register implements driver.Driver.
+func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("register", fd); err != nil {
 		return err
 	}
@@ -93,14 +93,14 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 	d.watches[fd] = w
 	w.idx = len(d.list)
 	d.list = append(d.list, w)
-	d.setInterest(w, in&(core.Read|core.Write))
+	d.setInterest(w, in&(driver.Read|driver.Write))
 	d.sweep.Activity()
 	return nil
 }
 
-// Modify implements core.Driver. It starts or stops helper goroutines; it
+// Modify implements driver.Driver. It starts or stops helper goroutines; it
 // makes no system call of its own.
-func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
+func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("modify", fd); err != nil {
 		return err
 	}
@@ -109,12 +109,12 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 		return fmt.Errorf("netpoll: modify fd %d: %w", fd, fs.ErrNotExist)
 	}
 	w.tok = tok
-	d.setInterest(w, in&(core.Read|core.Write))
+	d.setInterest(w, in&(driver.Read|driver.Write))
 	d.sweep.Activity()
 	return nil
 }
 
-// Deregister implements core.Driver: the helpers of fd have exited and its
+// Deregister implements driver.Driver: the helpers of fd have exited and its
 // dup is closed when it returns.
 func (d *Driver) Deregister(fd int) error {
 	if err := d.check("deregister", fd); err != nil {
@@ -129,7 +129,7 @@ func (d *Driver) Deregister(fd int) error {
 	return nil
 }
 
-// Wakeup implements core.Driver.
+// Wakeup implements driver.Driver.
 func (d *Driver) Wakeup() error {
 	if d.closed.Load() {
 		return errClosed("wakeup")
@@ -141,7 +141,7 @@ func (d *Driver) Wakeup() error {
 	return nil
 }
 
-// Close implements core.Driver: every helper has exited and every dup is
+// Close implements driver.Driver: every helper has exited and every dup is
 // closed when it returns.
 func (d *Driver) Close() error {
 	if d.closed.Swap(true) {
@@ -169,7 +169,7 @@ func (d *Driver) check(op string, fd int) error {
 // setInterest makes exactly the directions in in watched. A new one is
 // armed by the next Wait's scan if it is not ready; a dropped one loses
 // its helper.
-func (d *Driver) setInterest(w *watch, in core.Interest) {
+func (d *Driver) setInterest(w *watch, in driver.Interest) {
 	old := w.in
 	w.in = in
 	if w.always {
@@ -231,5 +231,5 @@ func (d *Driver) post(h *helper, failed bool) {
 }
 
 func errClosed(op string) error {
-	return fmt.Errorf("netpoll: %s: %w", op, core.ErrClosed)
+	return fmt.Errorf("netpoll: %s: %w", op, driver.ErrClosed)
 }

@@ -5,13 +5,13 @@ package netpoll
 import (
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
-// Wait implements core.Driver. A blocking Wait blocks on a channel, not in
+// Wait implements driver.Driver. A blocking Wait blocks on a channel, not in
 // a system call, so a blocked loop holds no OS thread.
-func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed.Load() {
 		return 0, errClosed("wait")
 	}
@@ -64,7 +64,7 @@ func (d *Driver) block(timeout time.Duration) (timedOut bool) {
 }
 
 // collect fills events with what is ready now, without blocking.
-func (d *Driver) collect(events []core.Event) int {
+func (d *Driver) collect(events []driver.Event) int {
 	n := d.pending.Flush(events)
 	d.takePosts()
 	n += d.scan(events[n:])
@@ -113,7 +113,7 @@ func (d *Driver) takePosts() {
 // readiness to helpers one goroutine at a time, so when the first report
 // wakes Wait, fds that became ready at the same moment may not be reported
 // yet, and level-triggered means that a Wait reports every ready fd.
-func (d *Driver) scan(events []core.Event) int {
+func (d *Driver) scan(events []driver.Event) int {
 	if len(d.list) == 0 || len(events) == 0 {
 		return 0
 	}
@@ -156,7 +156,7 @@ func (d *Driver) scan(events []core.Event) int {
 			}
 		}
 		if ready != 0 && n < len(events) {
-			events[n] = core.Event{Token: w.tok, Ready: ready}
+			events[n] = driver.Event{Token: w.tok, Ready: ready}
 			n++
 			d.rot = i + 1
 		}
@@ -168,14 +168,14 @@ func isAlways(w *watch) bool { return !w.removed && w.in != 0 }
 func leaveAlways(w *watch)   { w.inAlways = false }
 
 // reportAlways reports every watch the runtime poller refused.
-func (d *Driver) reportAlways(events []core.Event) int {
+func (d *Driver) reportAlways(events []driver.Event) int {
 	d.always = prune(d.always, isAlways, leaveAlways)
 	n := 0
 	for _, w := range d.always {
 		if n == len(events) {
 			break
 		}
-		events[n] = core.Event{Token: w.tok, Ready: w.in}
+		events[n] = driver.Event{Token: w.tok, Ready: w.in}
 		n++
 	}
 	return n
@@ -184,7 +184,7 @@ func (d *Driver) reportAlways(events []core.Event) int {
 // validate is the driver's fdcheck.Check: it finds the watches whose fds
 // were closed behind the driver's back, reports them Closed, and forgets
 // them.
-func (d *Driver) validate(events []core.Event) int {
+func (d *Driver) validate(events []driver.Event) int {
 	n := 0
 	// Backwards, because forget moves the last watch into the hole.
 	for i := len(d.list) - 1; i >= 0; i-- {
@@ -211,12 +211,12 @@ func prune(ws []*watch, keep func(*watch) bool, drop func(*watch)) []*watch {
 	return out
 }
 
-func pollEvents(in core.Interest) pollEvent {
+func pollEvents(in driver.Interest) pollEvent {
 	var ev pollEvent
-	if in&core.Read != 0 {
+	if in&driver.Read != 0 {
 		ev |= unix.POLLIN
 	}
-	if in&core.Write != 0 {
+	if in&driver.Write != 0 {
 		ev |= unix.POLLOUT
 	}
 	return ev
@@ -224,16 +224,16 @@ func pollEvents(in core.Interest) pollEvent {
 
 // readiness maps poll(2) revents to interest; hang-up and error count for
 // both directions.
-func readiness(rev pollEvent) core.Interest {
-	var in core.Interest
+func readiness(rev pollEvent) driver.Interest {
+	var in driver.Interest
 	if rev&unix.POLLIN != 0 {
-		in |= core.Read
+		in |= driver.Read
 	}
 	if rev&unix.POLLOUT != 0 {
-		in |= core.Write
+		in |= driver.Write
 	}
 	if rev&(unix.POLLHUP|unix.POLLERR) != 0 {
-		in |= core.Read | core.Write
+		in |= driver.Read | driver.Write
 	}
 	return in
 }

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
@@ -18,8 +18,8 @@ import (
 type watch struct {
 	fd    int // the user's number
 	idx   int // in Driver.list
-	tok   core.Token
-	in    core.Interest
+	tok   driver.Token
+	in    driver.Interest
 	id    fdcheck.Ident // of the file at registration; the dup keeps it open
 	file  *os.File      // owns dupfd
 	rc    syscall.RawConn
@@ -30,7 +30,7 @@ type watch struct {
 	// armed holds the directions whose helper waits in the runtime poller;
 	// a direction leaves it when its helper reports it ready, and a Wait
 	// that finds it not ready arms it again.
-	armed    core.Interest
+	armed    driver.Interest
 	inAlways bool
 	removed  bool
 	h        [2]*helper // by direction: dirRead, dirWrite
@@ -41,11 +41,11 @@ const (
 	dirWrite
 )
 
-func dirInterest(dir int) core.Interest {
+func dirInterest(dir int) driver.Interest {
 	if dir == dirRead {
-		return core.Read
+		return driver.Read
 	}
-	return core.Write
+	return driver.Write
 }
 
 // open dups fd and hands the dup to the runtime poller.

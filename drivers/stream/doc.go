@@ -3,7 +3,7 @@
 // fallback for any Unix without a better mechanism and the reference the
 // other drivers are compared with.
 //
-// Guarantees, beyond the core.Driver contract:
+// Guarantees, beyond the driver.Driver contract:
 //
 //   - No FD_SETSIZE ceiling: poll takes an array, so any number of fds, of any
 //     number, can be watched (up to RLIMIT_NOFILE, which bounds the array).

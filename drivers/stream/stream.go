@@ -11,12 +11,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
-// Driver is a core.Driver over poll(2). The zero value is not usable; call New.
+// Driver is a driver.Driver over poll(2). The zero value is not usable; call New.
 type Driver struct {
 	// pfds is the array handed to poll. pfds[0] is the wakeup fd; pfds[i]
 	// and regs[i] describe the same registration for i >= 1.
@@ -39,15 +39,15 @@ type Driver struct {
 
 type registration struct {
 	fd   int
-	tok  core.Token
-	in   core.Interest
+	tok  driver.Token
+	in   driver.Interest
 	id   fdcheck.Ident // of the file at Register, to tell a reused number
 	dead bool          // reported Closed in this Wait; dropped before Wait returns
 }
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )
 
 // New opens the wakeup fd; it is the only kernel object the driver owns.
@@ -67,8 +67,8 @@ func (d *Driver) Name() string { return "stream" }
 // Resolution is a millisecond: poll(2) takes its timeout in milliseconds.
 func (d *Driver) Resolution() time.Duration { return time.Millisecond }
 
-// Register implements core.Driver.
-func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
+// Register implements driver.Driver.
+func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("register", fd); err != nil {
 		return err
 	}
@@ -93,13 +93,13 @@ func (d *Driver) Register(fd int, tok core.Token, in core.Interest) error {
 	setInterest(&p, fd, in)
 	d.index[fd] = len(d.pfds)
 	d.pfds = append(d.pfds, p)
-	d.regs = append(d.regs, registration{fd: fd, tok: tok, in: in & (core.Read | core.Write), id: id})
+	d.regs = append(d.regs, registration{fd: fd, tok: tok, in: in & (driver.Read | driver.Write), id: id})
 	d.sweep.Activity()
 	return nil
 }
 
-// Modify implements core.Driver.
-func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
+// Modify implements driver.Driver.
+func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("modify", fd); err != nil {
 		return err
 	}
@@ -109,12 +109,12 @@ func (d *Driver) Modify(fd int, tok core.Token, in core.Interest) error {
 	}
 	setInterest(&d.pfds[i], fd, in)
 	d.regs[i].tok = tok
-	d.regs[i].in = in & (core.Read | core.Write)
+	d.regs[i].in = in & (driver.Read | driver.Write)
 	d.sweep.Activity()
 	return nil
 }
 
-// Deregister implements core.Driver.
+// Deregister implements driver.Driver.
 func (d *Driver) Deregister(fd int) error {
 	if err := d.check("deregister", fd); err != nil {
 		return err
@@ -128,10 +128,10 @@ func (d *Driver) Deregister(fd int) error {
 	return nil
 }
 
-// Wakeup implements core.Driver; it is safe from any goroutine.
+// Wakeup implements driver.Driver; it is safe from any goroutine.
 func (d *Driver) Wakeup() error {
 	if d.closed.Load() {
-		return core.ErrClosed
+		return driver.ErrClosed
 	}
 	return d.wake.signal()
 }
@@ -149,7 +149,7 @@ func (d *Driver) Close() error {
 
 func (d *Driver) check(op string, fd int) error {
 	if d.closed.Load() {
-		return core.ErrClosed
+		return driver.ErrClosed
 	}
 	// PollFd.Fd is an int32 on every platform.
 	if fd < 0 || fd > math.MaxInt32 {
@@ -213,16 +213,16 @@ func (d *Driver) remove(i int) {
 // even for events 0 and Wait would return at once for an fd nobody watches;
 // POSIX poll: "If the value of fd is less than 0, events shall be ignored,
 // and revents shall be set to 0 in that entry on return from poll()."
-func setInterest(p *unix.PollFd, fd int, in core.Interest) {
+func setInterest(p *unix.PollFd, fd int, in driver.Interest) {
 	p.Fd, p.Events, p.Revents = -1, 0, 0
-	if in&(core.Read|core.Write) == 0 {
+	if in&(driver.Read|driver.Write) == 0 {
 		return
 	}
 	p.Fd = int32(fd)
-	if in&core.Read != 0 {
+	if in&driver.Read != 0 {
 		p.Events |= unix.POLLIN
 	}
-	if in&core.Write != 0 {
+	if in&driver.Write != 0 {
 		p.Events |= unix.POLLOUT
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 )
 
 // errUnsupported says why: there is no poll(2) on this system.
@@ -18,18 +18,18 @@ var errUnsupported = fmt.Errorf("stream: poll(2) is not available on this system
 type Driver struct{}
 
 var (
-	_ core.Driver         = (*Driver)(nil)
-	_ core.WaitResolution = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.WaitResolution = (*Driver)(nil)
 )
 
 // New returns an error matching errors.ErrUnsupported.
 func New() (*Driver, error) { return nil, errUnsupported }
 
-func (*Driver) Name() string                                  { return "stream" }
-func (*Driver) Resolution() time.Duration                     { return time.Millisecond }
-func (*Driver) Register(int, core.Token, core.Interest) error { return errUnsupported }
-func (*Driver) Modify(int, core.Token, core.Interest) error   { return errUnsupported }
-func (*Driver) Deregister(int) error                          { return errUnsupported }
-func (*Driver) Wait([]core.Event, time.Duration) (int, error) { return 0, errUnsupported }
-func (*Driver) Wakeup() error                                 { return errUnsupported }
-func (*Driver) Close() error                                  { return errUnsupported }
+func (*Driver) Name() string                                      { return "stream" }
+func (*Driver) Resolution() time.Duration                         { return time.Millisecond }
+func (*Driver) Register(int, driver.Token, driver.Interest) error { return errUnsupported }
+func (*Driver) Modify(int, driver.Token, driver.Interest) error   { return errUnsupported }
+func (*Driver) Deregister(int) error                              { return errUnsupported }
+func (*Driver) Wait([]driver.Event, time.Duration) (int, error)   { return 0, errUnsupported }
+func (*Driver) Wakeup() error                                     { return errUnsupported }
+func (*Driver) Close() error                                      { return errUnsupported }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,10 +15,10 @@ import (
 // (1e9 ms is about 11.5 days); returning early is allowed by the contract.
 const maxWaitMs = 1e9
 
-// Wait implements core.Driver.
-func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+// Wait implements driver.Driver.
+func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed.Load() {
-		return 0, core.ErrClosed
+		return 0, driver.ErrClosed
 	}
 	filled := d.pending.Flush(events)
 	if filled > 0 {
@@ -67,12 +67,12 @@ func (d *Driver) Wait(events []core.Event, timeout time.Duration) (int, error) {
 			r := &d.regs[i]
 			switch {
 			case rev&unix.POLLNVAL != 0:
-				events[filled] = core.Event{Token: r.tok, Closed: true}
+				events[filled] = driver.Event{Token: r.tok, Closed: true}
 				filled++
 				r.dead, dead = true, true
 			default:
 				if ready := readiness(rev, r.in); ready != 0 {
-					events[filled] = core.Event{Token: r.tok, Ready: ready}
+					events[filled] = driver.Event{Token: r.tok, Ready: ready}
 					filled++
 				}
 			}
@@ -106,7 +106,7 @@ func (d *Driver) dropDead() {
 // every registration whose number no longer names the file registered
 // (closed, or closed and taken by another file), which poll(2) cannot
 // tell. Walking down keeps swap-removal correct, as in dropDead.
-func (d *Driver) validate(events []core.Event) int {
+func (d *Driver) validate(events []driver.Event) int {
 	n := 0
 	for i := len(d.regs) - 1; i >= 1; i-- {
 		if !d.alive(i) {
@@ -126,16 +126,16 @@ func revents(p *unix.PollFd) uint32 { return uint32(uint16(p.Revents)) }
 // POLLERR are reported whatever was asked for, and they make every
 // registered interest ready, so that a reader sees EOF and a writer sees
 // EPIPE instead of waiting forever.
-func readiness(rev uint32, in core.Interest) core.Interest {
+func readiness(rev uint32, in driver.Interest) driver.Interest {
 	if rev&(unix.POLLHUP|unix.POLLERR) != 0 {
 		return in
 	}
-	var ready core.Interest
+	var ready driver.Interest
 	if rev&unix.POLLIN != 0 {
-		ready |= core.Read
+		ready |= driver.Read
 	}
 	if rev&unix.POLLOUT != 0 {
-		ready |= core.Write
+		ready |= driver.Write
 	}
 	return ready & in
 }

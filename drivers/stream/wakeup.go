@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +39,7 @@ func (w *wakeup) signal() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return core.ErrClosed
+		return driver.ErrClosed
 	}
 	for {
 		err := w.write()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,9 +21,9 @@ func Write(t testing.TB, fd int) {
 // WaitFor waits until an event for tok arrives or within passes, and
 // returns it (the Closed one if the batch has one); an event for another
 // token fails the test.
-func WaitFor(t testing.TB, d core.Driver, tok core.Token, within time.Duration) (core.Event, bool) {
+func WaitFor(t testing.TB, d driver.Driver, tok driver.Token, within time.Duration) (driver.Event, bool) {
 	t.Helper()
-	events := make([]core.Event, 16)
+	events := make([]driver.Event, 16)
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		n, err := d.Wait(events, time.Until(deadline))
@@ -45,5 +45,5 @@ func WaitFor(t testing.TB, d core.Driver, tok core.Token, within time.Duration) 
 			return events[0], true
 		}
 	}
-	return core.Event{}, false
+	return driver.Event{}, false
 }

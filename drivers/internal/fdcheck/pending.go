@@ -1,6 +1,6 @@
 package fdcheck
 
-import "github.com/revoltgo/eventloop/core"
+import "github.com/revoltgo/eventloop/driver"
 
 // Pending holds the Closed events a driver has found but not yet reported:
 // found outside Wait (by Register of a reused number, or a rebuild), or by
@@ -8,18 +8,18 @@ import "github.com/revoltgo/eventloop/core"
 // forgotten those fds, so nothing would find them again: the next Wait
 // starts with them. The zero value is empty; it is owned by the loop's
 // goroutine.
-type Pending struct{ evs []core.Event }
+type Pending struct{ evs []driver.Event }
 
 // Add queues a Closed event for tok.
-func (p *Pending) Add(tok core.Token) {
-	p.evs = append(p.evs, core.Event{Token: tok, Closed: true})
+func (p *Pending) Add(tok driver.Token) {
+	p.evs = append(p.evs, driver.Event{Token: tok, Closed: true})
 }
 
 // Put reports a Closed event for tok in events[n] if there is room, else
 // queues it, and returns the new count of events.
-func (p *Pending) Put(events []core.Event, n int, tok core.Token) int {
+func (p *Pending) Put(events []driver.Event, n int, tok driver.Token) int {
 	if n < len(events) {
-		events[n] = core.Event{Token: tok, Closed: true}
+		events[n] = driver.Event{Token: tok, Closed: true}
 		return n + 1
 	}
 	p.Add(tok)
@@ -29,7 +29,7 @@ func (p *Pending) Put(events []core.Event, n int, tok core.Token) int {
 // Flush moves queued events into events, oldest first, and returns how
 // many it moved. What stays is moved to the front, so that the queue's
 // array is reused rather than reallocated.
-func (p *Pending) Flush(events []core.Event) int {
+func (p *Pending) Flush(events []driver.Event) int {
 	if len(p.evs) == 0 {
 		return 0
 	}

@@ -3,7 +3,7 @@ package fdcheck
 import (
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
 )
 
 const (
@@ -86,7 +86,7 @@ func (s *Sweep) Swept(start, end time.Duration) {
 // Check is a driver's sweep of its registrations: it reports every fd
 // found closed as Closed (into events, then into the driver's Pending),
 // forgets it, and returns how many events it filled.
-type Check func(events []core.Event) int
+type Check func(events []driver.Event) int
 
 // BeforeWait applies the schedule before a Wait of a driver with regs
 // registrations; without any it does nothing, so that a driver that
@@ -96,7 +96,7 @@ type Check func(events []core.Event) int
 // events is the room left in the caller's slice; a blocking Wait has
 // reported nothing yet. It returns how many events the sweep filled, the
 // timeout to wait for, and whether the timeout was capped, for AfterWait.
-func (s *Sweep) BeforeWait(events []core.Event, timeout time.Duration, regs int, check Check) (n int, t time.Duration, capped bool) {
+func (s *Sweep) BeforeWait(events []driver.Event, timeout time.Duration, regs int, check Check) (n int, t time.Duration, capped bool) {
 	if regs == 0 {
 		return 0, timeout, false
 	}
@@ -119,7 +119,7 @@ func (s *Sweep) BeforeWait(events []core.Event, timeout time.Duration, regs int,
 // AfterWait sweeps after a Wait that BeforeWait capped came back with
 // nothing, if the sweep it was capped for is due, and returns how many
 // events the sweep filled.
-func (s *Sweep) AfterWait(events []core.Event, check Check) int {
+func (s *Sweep) AfterWait(events []driver.Event, check Check) int {
 	if !s.Due(s.Now()) {
 		return 0
 	}
@@ -127,7 +127,7 @@ func (s *Sweep) AfterWait(events []core.Event, check Check) int {
 }
 
 // run sweeps and schedules the next sweep from what this one cost.
-func (s *Sweep) run(events []core.Event, check Check) int {
+func (s *Sweep) run(events []driver.Event, check Check) int {
 	start := s.Now()
 	n := check(events)
 	s.Swept(start, s.Now())
