@@ -40,7 +40,7 @@ func faultUnixCases() []Case {
 			cs = append(cs, Case{name, func(t *testing.T, l *core.Loop) { faultClosedFD(t, l, blocked, reuse) }})
 		}
 	}
-	return append(cs,
+	return append(append(cs,
 		// A peer that hangs up while its socket is watched: the readable
 		// callback runs once more and its read returns 0 (end of file).
 		Case{"FaultPeerHangUpMidWatch", faultPeerHangUp},
@@ -54,7 +54,7 @@ func faultUnixCases() []Case {
 		// driver opens for them, as many as fit, logged; fewer than 5 000
 		// fail.
 		Case{"FaultTenThousandWatchedFDs", faultManyFDs},
-	)
+	), fdLifeCases()...)
 }
 
 // faultDetectWithin bounds how long a driver may take to notice a closed

@@ -17,6 +17,7 @@ type callback struct {
 	referenced bool
 	invokable  bool // active: may run this tick
 	active     bool // registered with the timer heap, an fd or a signal
+	notOpen    bool // a watcher whose fd was not open when it was made
 	enq        uint32
 
 	fn   func(CallbackID)

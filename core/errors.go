@@ -52,6 +52,15 @@ type UncaughtError struct {
 }
 
 func (e *UncaughtError) Error() string {
+	if err, ok := e.Value.(error); ok && e.Stack == nil {
+		// Not a panic (every recovered panic carries its stack): an fd the
+		// loop stopped watching, a driver that failed, a Goexit.
+		msg := err.Error()
+		if strings.HasPrefix(msg, "eventloop: ") {
+			return msg
+		}
+		return "eventloop: " + msg
+	}
 	var b strings.Builder
 	b.WriteString("eventloop: uncaught ")
 	switch {
@@ -77,7 +86,8 @@ func (e *UncaughtError) Unwrap() error {
 }
 
 // FDError reports a file descriptor that the loop stopped watching because
-// the driver refused it or found it closed while watched. Every watcher of
+// the driver refused it, it was not open when watched, or it was found
+// closed (or closed and its number reused by another file) while watched. Every watcher of
 // the fd has been disabled. It reaches the error handler (or comes out of
 // Run) inside an *UncaughtError whose ID is the first watcher's.
 type FDError struct {
@@ -87,8 +97,8 @@ type FDError struct {
 }
 
 // ErrFDClosed is the cause in an FDError for an fd that was closed while it
-// was watched (cancel the watchers before closing an fd).
-var ErrFDClosed = errors.New("fd closed while watched (cancel its callbacks before closing it)")
+// was watched (close watched fds with Loop.CloseFD).
+var ErrFDClosed = errors.New("fd closed while watched (close it with Loop.CloseFD, or cancel its callbacks first)")
 
 func (e *FDError) Error() string {
 	ids := make([]string, len(e.IDs))

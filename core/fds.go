@@ -1,13 +1,32 @@
 package core
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"syscall"
+	"time"
+)
+
+// A watcher belongs to the open file it was registered on, not to the
+// number: a watched fd closed behind the loop's back and its number taken by
+// a new file (accept and socket take the lowest free number at once) must
+// not hand the old watchers to the new file, nor the new watcher to the old
+// file's fate. The loop therefore records the identity of the file behind a
+// watcher when it is made (one fstat per OnReadable/OnWritable, none per
+// event), keeps every active watcher of a number with the file they share,
+// and compares identities where a mismatch can show: when a watcher of
+// another file joins a watched number, and in the sweep (sweep.go).
+
+// fileID identifies an open file: device and inode.
+type fileID struct{ dev, ino uint64 }
 
 // fdState is what the loop knows of one fd: its active watchers in order of
-// activation and its registration with the driver. gen goes into the token
-// of every registration, so an event that a driver reports for an older
-// registration of the same number (the fd was closed and reused) is dropped.
+// activation (all of them watchers of file), and its registration with the
+// driver. gen goes into the token of every registration, so an event that a
+// driver reports for an older registration of the same number is dropped.
 type fdState struct {
 	watchers   []*callback
+	file       fileID
 	gen        uint32
 	registered bool
 	interest   Interest
@@ -25,9 +44,47 @@ func (l *Loop) fdState(fd int) *fdState {
 	return &l.fds[fd]
 }
 
+// A watcher has no timer, so its timer fields hold what the loop learnt of
+// its file when it was made (a callback stays 80 bytes): the identity, or,
+// if the fd was not open then (c.notOpen), fstat's errno.
+func (c *callback) file() fileID { return fileID{uint64(c.interval), uint64(c.deadline)} }
+
+func (c *callback) setFile(fd int) {
+	id, err := identify(fd)
+	if err != nil {
+		c.notOpen = true
+		errno, _ := err.(syscall.Errno)
+		c.deadline = int64(errno)
+		return
+	}
+	c.interval, c.deadline = time.Duration(id.dev), int64(id.ino)
+}
+
+func (c *callback) notOpenErr() error {
+	return fmt.Errorf("fd %d is not open (fstat: %w)", c.fd, syscall.Errno(c.deadline))
+}
+
 func (l *Loop) activateFD(c *callback) {
 	fd := int(c.fd)
 	st := l.fdState(fd)
+	if c.notOpen {
+		l.reportWatchers(fd, []*callback{c}, c.notOpenErr())
+		return
+	}
+	if len(st.watchers) > 0 && st.file != c.file() {
+		// Two files under one number: the one it names now keeps it.
+		cur, err := identify(fd)
+		if err != nil || cur != st.file {
+			l.dropFD(fd, st, errReused(err), true)
+		}
+		if err != nil || cur != c.file() {
+			l.reportWatchers(fd, []*callback{c}, errReused(err))
+			return
+		}
+	}
+	if len(st.watchers) == 0 {
+		st.file = c.file()
+	}
 	st.watchers = append(st.watchers, c)
 	l.syncFD(fd, st)
 }
@@ -56,6 +113,7 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 			in |= Write
 		}
 	}
+	l.sweep.active = true
 	var err error
 	switch {
 	case len(st.watchers) == 0:
@@ -83,8 +141,8 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 	}
 }
 
-// dropFD stops watching fd after a driver error or a Closed event (then the
-// driver has forgotten it already) and reports its watchers.
+// dropFD stops watching fd after a driver error, a Closed event (then the
+// driver has forgotten it already) or a sweep, and reports its watchers.
 func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
 	ws := st.watchers
 	st.watchers = nil
@@ -95,6 +153,12 @@ func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
 			_ = l.driver.Deregister(fd)
 		}
 	}
+	l.reportWatchers(fd, ws, cause)
+}
+
+// reportWatchers disables ws, the watchers of fd, and queues the FDError
+// that names them for the error handler (or Run).
+func (l *Loop) reportWatchers(fd int, ws []*callback, cause error) {
 	if len(ws) == 0 {
 		return
 	}
@@ -107,8 +171,20 @@ func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
 	l.pendingErrs = append(l.pendingErrs, &UncaughtError{Value: fe, ID: ws[0].id, Type: ws[0].typ})
 }
 
+// errReused is the cause for watchers whose file no longer sits at their
+// number: closed (err from fstat), or closed and the number reused.
+func errReused(err error) error {
+	if err != nil {
+		return fmt.Errorf("%w (fstat: %w)", ErrFDClosed, err)
+	}
+	return fmt.Errorf("%w; its number now names another file", ErrFDClosed)
+}
+
 // dispatchEvents queues the watchers of every fd the driver reported.
 func (l *Loop) dispatchEvents(evs []Event) {
+	if len(evs) > 0 {
+		l.sweep.active = true
+	}
 	for i := range evs {
 		ev := &evs[i]
 		fd := int(uint32(ev.Token))

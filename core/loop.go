@@ -36,7 +36,10 @@ type Loop struct {
 
 	fds      []fdState // indexed by fd
 	watching int       // fds registered with the driver
-	events   []Event
+	sweep    sweeper   // finds fds closed behind the loop's back (sweep.go)
+	// noFileIDs: the fds are not files (core's tests); never fstat them.
+	noFileIDs bool
+	events    []Event
 
 	signals signalTable
 

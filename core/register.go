@@ -58,13 +58,15 @@ func (l *Loop) timer(typ CallbackType, method string, d time.Duration, fn func(C
 }
 
 // OnReadable runs fn in every tick in which fd is readable (or hung up, or in
-// error). Cancel it before closing fd. It panics if fd < 0.
+// error). The watcher belongs to the file fd names now: close fd with
+// CloseFD (or cancel the watcher first). A watcher of an fd that is not open
+// is reported (an FDError naming fd) in the next tick. It panics if fd < 0.
 func (l *Loop) OnReadable(fd int, fn func(id CallbackID, fd int)) CallbackID {
 	return l.watch(TypeReadable, "OnReadable", fd, fn)
 }
 
 // OnWritable runs fn in every tick in which fd is writable (or hung up, or in
-// error). Cancel it before closing fd. It panics if fd < 0.
+// error). Everything OnReadable says of fd holds. It panics if fd < 0.
 func (l *Loop) OnWritable(fd int, fn func(id CallbackID, fd int)) CallbackID {
 	return l.watch(TypeWritable, "OnWritable", fd, fn)
 }
@@ -80,6 +82,9 @@ func (l *Loop) watch(typ CallbackType, method string, fd int, fn func(CallbackID
 	c := l.add(typ)
 	c.fdFn = fn
 	c.fd = int32(fd)
+	if !l.noFileIDs {
+		c.setFile(fd)
+	}
 	l.queueEnable(c)
 	return c.id
 }

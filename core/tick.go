@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // loopTask is the loop fiber: it runs ticks until Stop, or until no enabled
 // referenced callback (nor post) is left. Main switches to it from Run or a
@@ -135,13 +138,16 @@ func (l *Loop) dispatch(blocking bool) {
 				timeout = 0
 			}
 		}
+		if l.watching > 0 {
+			timeout = l.sweepBefore(timeout)
+		}
 		n, err := l.driver.Wait(l.events, timeout)
 		l.sleeping.Store(false)
 		if err != nil {
 			// A driver that cannot wait cannot run the loop; say so once
 			// instead of spinning.
 			l.stopped = true
-			l.raise(&UncaughtError{Value: err})
+			l.raise(&UncaughtError{Value: fmt.Errorf("%s driver: wait: %w", l.driver.Name(), err)})
 			return
 		}
 		l.dispatchEvents(l.events[:n])
