@@ -4,9 +4,9 @@
 // New picks the driver in this order: the EVENTLOOP_DRIVER environment
 // variable ("stream", "epoll", "kqueue", "netpoll"; an unknown or unavailable
 // name is an error that lists the available ones), else the build tag
-// eventloop_<name> (at most one), else the platform's best: epoll on Linux,
-// kqueue on the BSDs and darwin, netpoll elsewhere. Drivers lists what this
-// build offers, best first.
+// eventloop_<name> (at most one: two stop the build), else the platform's
+// best: epoll on Linux, kqueue on the BSDs and darwin, netpoll elsewhere.
+// Drivers lists what this build offers, best first.
 //
 // kqueue is offered on Linux too when built with cgo and the tag
 // eventloop_libkqueue (libkqueue, a userspace kqueue: for testing the
@@ -16,39 +16,30 @@ package eventloop
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/revoltgo/eventloop/core"
-	"github.com/revoltgo/eventloop/drivers/epoll"
-	"github.com/revoltgo/eventloop/drivers/kqueue"
-	"github.com/revoltgo/eventloop/drivers/netpoll"
-	"github.com/revoltgo/eventloop/drivers/stream"
+	"github.com/revoltgo/eventloop/internal/selection"
 )
 
 // EnvDriver is the environment variable that names the driver New picks.
 const EnvDriver = "EVENTLOOP_DRIVER"
 
-var constructors = map[string]func() (core.Driver, error){
-	"stream":  func() (core.Driver, error) { return stream.New() },
-	"epoll":   func() (core.Driver, error) { return epoll.New() },
-	"kqueue":  func() (core.Driver, error) { return kqueue.New() },
-	"netpoll": func() (core.Driver, error) { return netpoll.New() },
-}
-
 // Drivers returns the names of the drivers this build offers, best first.
-func Drivers() []string { return slices.Clone(offered) }
+func Drivers() []string { return selection.Offered() }
 
-// DefaultDriver returns the name of the driver New would pick, and why:
-// "env", "tag" or "platform".
+// DefaultDriver returns the name of the driver New would pick now: the
+// value of EVENTLOOP_DRIVER as it is (New fails if this build does not
+// offer it), else the one the build tag names, else the first of Drivers,
+// or "" where this build offers none. DefaultDriverReason says which.
 func DefaultDriver() string {
 	name, _ := pick()
 	return name
 }
 
-// DefaultDriverReason says why DefaultDriver is what it is: "env" (the
-// EVENTLOOP_DRIVER variable), "tag" (an eventloop_<name> build tag) or
+// DefaultDriverReason says where DefaultDriver's answer comes from: "env"
+// (the EVENTLOOP_DRIVER variable), "tag" (an eventloop_<name> build tag) or
 // "platform".
 func DefaultDriverReason() string {
 	_, why := pick()
@@ -59,13 +50,13 @@ func pick() (name, why string) {
 	if env := os.Getenv(EnvDriver); env != "" {
 		return env, "env"
 	}
-	if tagDriver != "" {
-		return tagDriver, "tag"
+	if selection.Tag != "" {
+		return selection.Tag, "tag"
 	}
-	if len(offered) == 0 {
-		return "", "platform"
+	if offered := selection.Offered(); len(offered) > 0 {
+		return offered[0], "platform"
 	}
-	return offered[0], "platform"
+	return "", "platform"
 }
 
 // New returns a loop on the driver picked as the package doc says.
@@ -84,37 +75,55 @@ func New(opts ...core.Option) (*core.Loop, error) {
 // NewWithDriver returns a loop on the named driver: "stream", "epoll",
 // "kqueue" or "netpoll".
 func NewWithDriver(name string, opts ...core.Option) (*core.Loop, error) {
-	mk, ok := constructors[name]
-	if !ok || !slices.Contains(offered, name) {
+	if !selection.Offers(name) {
 		what := "unknown"
-		if ok {
+		if selection.Known(name) {
 			what = "unavailable in this build"
 		}
 		return nil, fmt.Errorf("eventloop: driver %q is %s; available: %s: %w",
-			name, what, strings.Join(offered, ", "), core.ErrUnsupported)
+			name, what, strings.Join(selection.Offered(), ", "), core.ErrUnsupported)
 	}
-	d, err := mk()
+	d, err := selection.New(name)
 	if err != nil {
 		return nil, fmt.Errorf("eventloop: driver %q: %w", name, err)
 	}
 	return core.New(d, opts...), nil
 }
 
-var (
-	defaultOnce sync.Once
-	defaultLoop *core.Loop
-)
+var defaultLoop struct {
+	sync.Mutex
+	l *core.Loop
+}
 
-// Default returns the process-wide loop, made by New on first use (Revolt's
-// static EventLoop facade). It panics if New fails, e.g. on an unknown
-// EVENTLOOP_DRIVER: there is no loop to return.
+// Default returns the process-wide loop (Revolt's static EventLoop facade).
+// The first call makes it with New; a call after it was closed makes a new
+// one, empty: what was registered on the old loop went with it. Default is
+// safe to call from any goroutine; the loop it returns is not (only its
+// Post is): use it from the goroutine that runs it.
+//
+// Libraries that share the default loop never close it, and never keep it
+// across calls that might outlive it: they call Default when they need the
+// loop and cancel their own callbacks when done. The program closes it,
+// once, when nothing will use it again (after its last Run).
+//
+// When New fails (EVENTLOOP_DRIVER names an unknown or unavailable driver,
+// the platform offers none, or the driver cannot be made, e.g. for lack of
+// fds), Default panics with an error that wraps New's error: its message
+// begins "eventloop.Default: " and names the cause, and errors.Is works on
+// it (core.ErrUnsupported for a driver this build does not offer). Nothing
+// is kept, so a later call tries again. A program that must not panic calls
+// New and keeps the loop itself.
 func Default() *core.Loop {
-	defaultOnce.Do(func() {
-		l, err := New()
-		if err != nil {
-			panic(err)
-		}
-		defaultLoop = l
-	})
-	return defaultLoop
+	defaultLoop.Lock()
+	defer defaultLoop.Unlock()
+	if defaultLoop.l != nil && !defaultLoop.l.IsClosed() {
+		return defaultLoop.l
+	}
+	defaultLoop.l = nil
+	l, err := New()
+	if err != nil {
+		panic(fmt.Errorf("eventloop.Default: %w", err))
+	}
+	defaultLoop.l = l
+	return l
 }

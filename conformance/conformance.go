@@ -5,12 +5,21 @@
 //		conformance.Run(t, func() (core.Driver, error) { return mydriver.New() })
 //	}
 //
-// Every case is a subtest with a fresh driver (and, for loop cases, a fresh
-// core.Loop) that is closed afterwards, a watchdog, and a check that no
-// goroutine started by the case survives it. Loop cases pin the behaviour of
-// Revolt's DriverTest and EventLoopTest (named after them in Go form) and the
-// five nesting cases of the non-nesting drain rule; driver cases pin every
-// sentence of the core.Driver contract on the raw driver.
+// Run runs three groups of subtests. Loop cases pin the behaviour of
+// Revolt's DriverTest and EventLoopTest (named after them in Go form), the
+// five nesting cases of the non-nesting drain rule and the faults a loop
+// must survive; each gets a fresh core.Loop on a fresh driver, or, for the
+// few about several loops at once, makes its own. Driver cases pin the
+// driver.Driver contract on the raw driver (contract.go lists each of its
+// sentences beside the cases that check it); each gets a fresh driver, or
+// makes its own for the sentences about more than one. The soak runs a
+// mixed workload on one loop for a while (EnvSoak sets how long) and
+// checks that nothing was lost or leaked. Every case has a watchdog, closes
+// what it made, and checks that no goroutine it started survives it.
+//
+// Run the soak alone, and longer, with
+//
+//	EVENTLOOP_SOAK=60s go test -run 'TestConformance/^Soak$' ./drivers/epoll/
 package conformance
 
 import (
@@ -36,7 +45,9 @@ type DriverCase struct {
 // caseTimeout bounds every case; a case that hangs is reported, not waited on.
 const caseTimeout = 30 * time.Second
 
-// Run runs the whole suite against the drivers newDriver makes.
+// Run runs the whole suite against the drivers newDriver makes: the
+// groups Loop, Driver and Soak, each case a subtest. The soak measures the
+// whole process, so no other test may run in parallel with Run.
 func Run(t *testing.T, newDriver func() (core.Driver, error)) {
 	t.Run("Loop", func(t *testing.T) {
 		for _, c := range LoopCases() {
@@ -54,9 +65,18 @@ func Run(t *testing.T, newDriver func() (core.Driver, error)) {
 			t.Run(c.Name, func(t *testing.T) { runDriverFactoryCase(t, newDriver, c) })
 		}
 	})
+	t.Run("Soak", func(t *testing.T) {
+		d, err := soakDuration()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run("MixedWorkload", func(t *testing.T) { soak(t, newDriver, d) })
+	})
 }
 
-// LoopCases lists every loop-level case, in a stable order.
+// LoopCases lists, in a stable order, the loop-level cases that each run
+// on one fresh loop: every loop-level case but the few that make several
+// loops of their own from the driver factory, which Run runs after these.
 func LoopCases() []Case {
 	var all []Case
 	for _, group := range [][]Case{
@@ -75,7 +95,10 @@ func LoopCases() []Case {
 	return all
 }
 
-// DriverCases lists every driver-level case, in a stable order.
+// DriverCases lists, in a stable order, the driver-level cases that each
+// run on one fresh driver: every driver-level case but the few that make
+// drivers of their own from the factory (two at once, or one watched from
+// before it exists to after Close), which Run runs after these.
 func DriverCases() []DriverCase {
 	var all []DriverCase
 	for _, group := range [][]DriverCase{

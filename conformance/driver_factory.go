@@ -7,15 +7,15 @@ import (
 	"go.uber.org/goleak"
 )
 
-// DriverFactoryCase is a driver-level case that makes its own drivers with
+// driverFactoryCase is a driver-level case that makes its own drivers with
 // the factory under test (two at once, or one it watches from before New to
 // after Close), closing every driver it makes.
-type DriverFactoryCase struct {
+type driverFactoryCase struct {
 	Name string
 	Fn   func(t *testing.T, newDriver func() (core.Driver, error))
 }
 
-func runDriverFactoryCase(t *testing.T, newDriver func() (core.Driver, error), c DriverFactoryCase) {
+func runDriverFactoryCase(t *testing.T, newDriver func() (core.Driver, error), c driverFactoryCase) {
 	// A cleanup, not a defer: the drivers the case made are closed by
 	// cleanups, which run after defers; this one, added first, runs last.
 	ignore := goleak.IgnoreCurrent()

@@ -12,8 +12,8 @@ import (
 // driverFactoryCases are driver-level cases that make their own drivers:
 // the contract's sentences about more than one driver, or about what a
 // driver leaves behind when it is gone.
-func driverFactoryCases() []DriverFactoryCase {
-	return []DriverFactoryCase{
+func driverFactoryCases() []driverFactoryCase {
+	return []driverFactoryCase{
 		// "No globals: two drivers in one process never interfere."
 		{"TwoDriversDoNotInterfere", dcTwoDrivers},
 		// "Close releases every kernel object."

@@ -24,8 +24,8 @@ func dcCheckWakeupAfterClose(t *testing.T, d core.Driver) {
 	}
 }
 
-func driverFactoryCases() []DriverFactoryCase {
-	return []DriverFactoryCase{{"FactoryCases", func(t *testing.T, _ func() (core.Driver, error)) {
+func driverFactoryCases() []driverFactoryCase {
+	return []driverFactoryCase{{"FactoryCases", func(t *testing.T, _ func() (core.Driver, error)) {
 		t.Skip("the driver factory cases use socketpairs, which this suite makes only on unix")
 	}}}
 }

@@ -13,18 +13,18 @@ import (
 	"go.uber.org/goleak"
 )
 
-// LoopFactoryCase is a loop-level case that makes its own loops, each on a
+// loopFactoryCase is a loop-level case that makes its own loops, each on a
 // fresh driver from the factory under test: several loops at once. Every
 // loop it makes has a watchdog and is closed when the case ends. newLoop
 // must be called from the case's own goroutine (it may fail the case).
-type LoopFactoryCase struct {
+type loopFactoryCase struct {
 	Name string
 	Fn   func(t *testing.T, newLoop func() *core.Loop)
 }
 
 // loopFactoryCases lists the loop-level cases that make their own loops.
-func loopFactoryCases() []LoopFactoryCase {
-	return []LoopFactoryCase{
+func loopFactoryCases() []loopFactoryCase {
+	return []loopFactoryCase{
 		// Eight loops, each on its own driver, run on eight goroutines at
 		// once, each with timers, an fd and fibers: they share nothing, so
 		// under -race no access conflicts, and each finishes its own work.
@@ -32,7 +32,7 @@ func loopFactoryCases() []LoopFactoryCase {
 	}
 }
 
-func runLoopFactoryCase(t *testing.T, newDriver func() (core.Driver, error), c LoopFactoryCase) {
+func runLoopFactoryCase(t *testing.T, newDriver func() (core.Driver, error), c loopFactoryCase) {
 	// Added first, so it runs last: after the cleanups that close the loops.
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })

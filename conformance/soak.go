@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -9,13 +10,32 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
-// DefaultSoakDuration is how long Soak runs when given no duration: short
-// enough for every driver's test in CI, long enough for every part of the
-// workload to run thousands of times.
-const DefaultSoakDuration = 2 * time.Second
+// EnvSoak is the environment variable that sets how long Run's soak runs
+// its workload: a positive duration such as "10s" or "2m" (anything else
+// fails the soak). Unset or empty, the soak runs for 2 s. A variable, not
+// a flag: a flag declared here would be registered in every program that
+// imports the package.
+const EnvSoak = "EVENTLOOP_SOAK"
+
+// defaultSoak is short enough for every driver's test in CI, long enough
+// for every part of the workload to run thousands of times.
+const defaultSoak = 2 * time.Second
+
+// soakDuration reads EnvSoak.
+func soakDuration() (time.Duration, error) {
+	v := os.Getenv(EnvSoak)
+	if v == "" {
+		return defaultSoak, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 10s", EnvSoak, v)
+	}
+	return d, nil
+}
 
 const (
-	// soakHeapSlack bounds the heap growth Soak accepts: the loop's tables
+	// soakHeapSlack bounds the heap growth the soak accepts: the loop's tables
 	// grow once to the workload's size and stay there (a few hundred KiB),
 	// while the workload does some 300 000 operations a second without
 	// -race, so a leak of a few dozen bytes per operation passes the bound
@@ -29,14 +49,14 @@ const (
 	soakSettle = 2 * time.Second
 )
 
-// Soak runs a mixed workload on one loop over a driver from newDriver for
-// d (DefaultSoakDuration if d <= 0) and fails t if anything was lost or
-// leaked. The workload, all at once: delays armed, cancelled, disabled and
-// re-enabled in random order and repeats that cancel themselves; socketpairs
-// with data flowing both ways, read by fibers suspended on OnReadable and
-// by watchers enabled and disabled by a pacer; fibers suspended and resumed
-// (or thrown into) by delays, by a repeat, and by microtasks; fibers in a
-// loop of core.Await; and goroutines calling Post. Every part checks its
+// soak runs a mixed workload on one loop over a driver from newDriver for
+// d and fails t if anything was lost or leaked. The workload, all at once:
+// delays armed, cancelled, disabled and re-enabled in random order and
+// repeats that cancel themselves; socketpairs with data flowing both ways,
+// read by fibers suspended on OnReadable and by watchers enabled and
+// disabled by a pacer; fibers suspended and resumed (or thrown into) by
+// delays, by a repeat, and by microtasks; fibers in a loop of core.Await;
+// and goroutines calling Post. Every part checks its
 // results as it goes (timers never early, never after Cancel; bytes in
 // order; posts in order; each fiber resumed with what it was promised), and
 // at the end every counter must balance: every post ran, every fiber
@@ -48,27 +68,14 @@ const (
 // drivers' first fds) is in the baseline. Goroutines, open fds and the heap
 // (after a GC) are then sampled before the loop is created, when it has
 // run empty once, while the workload runs, after it has wound down with the
-// loop still open, and after Close; Soak fails unless the loop at rest
+// loop still open, and after Close; the soak fails unless the loop at rest
 // holds no goroutine but its pooled fibers and no fd beyond its own, Close
 // brings goroutines and fds back to the baseline, and the heap grows by
 // less than 8 MiB at each step. The figures are logged.
 //
-// Drivers read the duration from a test flag of their own, so that
-// "go test -run Soak ./drivers/epoll/ -soak=60s" lengthens it (go test
-// takes the package list only before a flag it does not know); a flag
-// declared here would be registered in every program importing this
-// package:
-//
-//	var soak = flag.Duration("soak", conformance.DefaultSoakDuration, "how long TestSoak runs")
-//
-//	func TestSoak(t *testing.T) { conformance.Soak(t, newDriver, *soak) }
-//
-// Soak needs socketpairs: it skips where there are none. It measures the
-// whole process, so it must not run in parallel with other tests.
-func Soak(t *testing.T, newDriver func() (core.Driver, error), d time.Duration) {
-	if d <= 0 {
-		d = DefaultSoakDuration
-	}
+// The soak needs socketpairs: it skips where there are none. It measures
+// the whole process, so it must not run in parallel with other tests.
+func soak(t *testing.T, newDriver func() (core.Driver, error), d time.Duration) {
 	if a, b, err := soakSocketpair(); err != nil {
 		t.Skipf("soak: %v", err)
 	} else {

@@ -4,7 +4,7 @@ package conformance
 
 import "errors"
 
-// Without socketpairs the soak has no fds to watch: Soak skips.
+// Without socketpairs the soak has no fds to watch: it skips.
 var soakErrNoUnix = errors.New("conformance: the soak needs unix socketpairs")
 
 func soakSocketpair() (a, b int, err error) { return -1, -1, soakErrNoUnix }

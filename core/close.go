@@ -24,6 +24,7 @@ func (l *Loop) Close() error {
 	l.postMu.Lock()
 	l.postShut = true
 	l.postMu.Unlock()
+	l.closedFlag.Store(true)
 	l.enter(opClose)
 	err := l.driver.Close()
 	if err != nil {
@@ -34,6 +35,11 @@ func (l *Loop) Close() error {
 	l.dropReferences()
 	return errors.Join(errs...)
 }
+
+// IsClosed reports whether Close has begun. Like Post, it is safe from any
+// goroutine: a process-wide holder of a loop (eventloop.Default) asks it to
+// replace a loop that someone closed.
+func (l *Loop) IsClosed() bool { return l.closedFlag.Load() }
 
 func (l *Loop) shutdown() {
 	// Post's promise: what was accepted runs.

@@ -52,6 +52,7 @@ type Loop struct {
 	postWaiting atomic.Bool // posts is not empty: keeps Run going, stops a Wait
 	sleeping    atomic.Bool // the loop is in (or about to enter) a blocking Wait
 	postShut    bool        // guarded by postMu: Close has begun
+	closedFlag  atomic.Bool // Close has begun: IsClosed, from any goroutine
 	_           [cacheLine]byte
 	postSpare   []func()
 	postQueued  int // posts moved to the callback queue and not yet run

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package eventloop
+package selection
 
 // No driver works where file descriptors are not ints (windows) or there is
 // no poller (js, wasip1, plan9).

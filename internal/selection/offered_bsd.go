@@ -1,5 +1,5 @@
 //go:build darwin || dragonfly || freebsd || netbsd || openbsd
 
-package eventloop
+package selection
 
 var offered = []string{"kqueue", "netpoll", "stream"}

@@ -1,5 +1,5 @@
 //go:build linux && !(cgo && eventloop_libkqueue)
 
-package eventloop
+package selection
 
 var offered = []string{"epoll", "netpoll", "stream"}

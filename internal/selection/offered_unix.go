@@ -1,5 +1,5 @@
 //go:build unix && !linux && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd
 
-package eventloop
+package selection
 
 var offered = []string{"netpoll", "stream"}

@@ -1,5 +1,0 @@
-//go:build eventloop_epoll
-
-package eventloop_test
-
-const wantTag = "epoll"

@@ -1,5 +1,0 @@
-//go:build eventloop_kqueue
-
-package eventloop_test
-
-const wantTag = "kqueue"

@@ -1,5 +1,0 @@
-//go:build eventloop_netpoll
-
-package eventloop_test
-
-const wantTag = "netpoll"

@@ -1,5 +1,0 @@
-//go:build eventloop_stream
-
-package eventloop_test
-
-const wantTag = "stream"
