@@ -29,10 +29,6 @@ func BenchmarkDriver(b *testing.B) {
 	conformance.Benchmark(b, func() (core.Driver, error) { return epoll.New() })
 }
 
-// closeLatency bounds how long the driver may take to notice a closed fd:
-// the package doc promises at most a second (the longest sweep interval).
-const closeLatency = 1500 * time.Millisecond
-
 func newDriver(t testing.TB) *epoll.Driver {
 	t.Helper()
 	d, err := epoll.New()
@@ -105,34 +101,44 @@ func TestInterestZeroHangup(t *testing.T) {
 	}
 }
 
-// TestClosedWhileRegistered pins "reports an Event with Closed set, once,
-// and forgets the fd" for a number that stays free: epoll itself says
-// nothing, so a Wait with no timeout must still come back.
+// TestClosedWhileRegistered: epoll drops a closed fd silently, whether in
+// the kernel or parked (interest 0); the driver reports nothing for it,
+// Wait blocks rather than spins, and Deregister, as the core calls it once
+// it has noticed, succeeds.
 func TestClosedWhileRegistered(t *testing.T) {
-	for _, in := range []core.Interest{core.Read, 0} {
+	for _, in := range []core.Interest{core.Read | core.Write, 0} {
 		t.Run(in.String(), func(t *testing.T) {
 			d := newDriver(t)
-			a, _ := socketpair(t)
+			a, b := socketpair(t)
+			drivertest.Write(t, b)
 			if err := d.Register(a, 5, in); err != nil {
 				t.Fatal(err)
 			}
 			unix.Close(a)
-			start := time.Now()
-			ev, ok := drivertest.WaitFor(t, d, 5, 2*closeLatency)
-			if !ok || !ev.Closed {
-				t.Fatalf("got %+v, %v; want Closed", ev, ok)
-			}
-			if el := time.Since(start); el > closeLatency {
-				t.Fatalf("noticed after %v, want at most %v", el, closeLatency)
+			expectBlocks(t, d, 3, 20*time.Millisecond)
+			if err := d.Deregister(a); err != nil {
+				t.Fatalf("Deregister of closed fd: %v, want nil", err)
 			}
 			if err := d.Deregister(a); !errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("Deregister after Closed = %v, want ErrNotExist", err)
-			}
-			n, err := d.Wait(make([]core.Event, 4), 20*time.Millisecond)
-			if n != 0 || err != nil {
-				t.Fatalf("Wait after Closed = %d, %v", n, err)
+				t.Fatalf("second Deregister = %v, want ErrNotExist", err)
 			}
 		})
+	}
+}
+
+// expectBlocks makes n Waits of dur each and fails if one reports anything
+// or if together they blocked for less than half of n*dur (a spin).
+func expectBlocks(t *testing.T, d *epoll.Driver, n int, dur time.Duration) {
+	t.Helper()
+	events := make([]core.Event, 8)
+	start := time.Now()
+	for range n {
+		if k, err := d.Wait(events, dur); k != 0 || err != nil {
+			t.Fatalf("Wait = %d, %v, %+v; want 0, nil", k, err, events[:k])
+		}
+	}
+	if el := time.Since(start); el < time.Duration(n)*dur/2 {
+		t.Fatalf("%d Waits of %v returned after %v in all: a spin", n, dur, el)
 	}
 }
 
@@ -154,41 +160,10 @@ func registerThenReuse(t *testing.T) (d *epoll.Driver, a, peer int) {
 }
 
 // TestClosedAndReused: the number of a watched fd is closed and reused by
-// another file before anything is reported. The old registration is
-// reported Closed (by the sweep), and Register of the new file works.
+// another file before anything is reported. epoll_ctl says ENOENT for the
+// number: Modify reports the old registration Closed, Deregister succeeds,
+// and Register after it watches the new file.
 func TestClosedAndReused(t *testing.T) {
-	t.Run("Sweep", func(t *testing.T) {
-		d, _, e := registerThenReuse(t)
-		drivertest.Write(t, e) // the new file is readable; the old token must not say so
-		ev, ok := drivertest.WaitFor(t, d, 1, closeLatency)
-		if !ok || !ev.Closed {
-			t.Fatalf("got %+v, %v; want Closed", ev, ok)
-		}
-	})
-	t.Run("Register", func(t *testing.T) {
-		d, a, e := registerThenReuse(t)
-		if err := d.Register(a, 2, core.Read); err != nil {
-			t.Fatalf("Register of the reused number: %v", err)
-		}
-		drivertest.Write(t, e)
-		events := make([]core.Event, 4)
-		n, err := d.Wait(events, time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := map[core.Event]bool{}
-		for _, ev := range events[:n] {
-			got[ev] = true
-		}
-		if n, _ := d.Wait(events[n:], time.Second); n > 0 {
-			for _, ev := range events[len(got) : len(got)+n] {
-				got[ev] = true
-			}
-		}
-		if !got[core.Event{Token: 1, Closed: true}] || !got[core.Event{Token: 2, Ready: core.Read}] {
-			t.Fatalf("got %v; want Closed for 1 and Read for 2", got)
-		}
-	})
 	t.Run("Modify", func(t *testing.T) {
 		d, a, _ := registerThenReuse(t)
 		if err := d.Modify(a, 3, core.Write); err != nil {
@@ -198,19 +173,31 @@ func TestClosedAndReused(t *testing.T) {
 		if !ok || !ev.Closed {
 			t.Fatalf("got %+v, %v; want Closed under the new token", ev, ok)
 		}
+		expectBlocks(t, d, 3, 20*time.Millisecond)
+		if err := d.Deregister(a); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Deregister after Closed = %v, want ErrNotExist", err)
+		}
 	})
-	t.Run("Deregister", func(t *testing.T) {
-		d, a, _ := registerThenReuse(t)
+	t.Run("DeregisterThenRegister", func(t *testing.T) {
+		d, a, e := registerThenReuse(t)
 		if err := d.Deregister(a); err != nil {
 			t.Fatalf("Deregister of the reused number: %v", err)
+		}
+		if err := d.Register(a, 2, core.Read); err != nil {
+			t.Fatalf("Register of the reused number: %v", err)
+		}
+		drivertest.Write(t, e)
+		if ev, ok := drivertest.WaitFor(t, d, 2, time.Second); !ok || ev != (core.Event{Token: 2, Ready: core.Read}) {
+			t.Fatalf("got %+v, %v; want Read under token 2", ev, ok)
 		}
 	})
 }
 
 // TestClosedWhileDuplicated: the user closes a watched fd while a dup keeps
 // the file open, and the file stays readable. epoll keeps reporting the
-// registration and cannot remove it; the driver must report Closed once and
-// then block again, not spin.
+// registration and offers no way to remove it; until the core deregisters
+// the fd it is reported as its own, and after that Wait must block again,
+// not spin. The instance is rebuilt under the same number.
 func TestClosedWhileDuplicated(t *testing.T) {
 	d := newDriver(t)
 	epfd := d.Fd()
@@ -225,35 +212,14 @@ func TestClosedWhileDuplicated(t *testing.T) {
 	}
 	drivertest.Write(t, b)
 	unix.Close(a)
-
-	events := make([]core.Event, 8)
-	closed, returns := 0, 0
-	deadline := time.Now().Add(closeLatency)
-	for closed == 0 && time.Now().Before(deadline) {
-		n, err := d.Wait(events, 100*time.Millisecond)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ev := range events[:n] {
-			if ev.Closed {
-				closed++
-			}
-		}
+	if ev, ok := drivertest.WaitFor(t, d, 9, time.Second); !ok || ev.Token != 9 {
+		t.Fatalf("got %+v, %v; want token 9", ev, ok)
 	}
-	if closed != 1 {
-		t.Fatalf("Closed reported %d times before the deadline, want 1", closed)
+	if err := d.Deregister(a); err != nil {
+		t.Fatalf("Deregister of the closed fd: %v", err)
 	}
-	start := time.Now()
-	for time.Since(start) < 300*time.Millisecond {
-		n, err := d.Wait(events, 100*time.Millisecond)
-		if err != nil || n != 0 {
-			t.Fatalf("Wait after Closed = %d, %v, %+v", n, err, events[:n])
-		}
-		returns++
-	}
-	if returns > 10 {
-		t.Fatalf("%d Waits returned in 300ms: the stale registration spins", returns)
-	}
+	d.Wait(make([]core.Event, 8), 0) // the stale event: a rebuild
+	expectBlocks(t, d, 5, 20*time.Millisecond)
 	if d.Fd() != epfd {
 		t.Fatalf("Fd changed from %d to %d", epfd, d.Fd())
 	}
@@ -265,6 +231,104 @@ func TestClosedWhileDuplicated(t *testing.T) {
 	if bytes.Contains(info, fmt.Appendf(nil, "tfd: %8d ", a)) {
 		t.Fatalf("the stale registration of fd %d survives:\n%s", a, info)
 	}
+}
+
+// TestModifyOfClosedDuplicate: Modify of a watched fd that the user closed
+// while a dup keeps the file open gets EBADF from epoll_ctl; it reports
+// Closed once, and the registration epoll keeps must not make Wait spin.
+func TestModifyOfClosedDuplicate(t *testing.T) {
+	d := newDriver(t)
+	a, b := socketpair(t)
+	keep, err := unix.Dup(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(keep)
+	if err := d.Register(a, 1, core.Read); err != nil {
+		t.Fatal(err)
+	}
+	drivertest.Write(t, b)
+	unix.Close(a)
+	if err := d.Modify(a, 2, core.Read|core.Write); err != nil {
+		t.Fatalf("Modify of the closed fd: %v", err)
+	}
+	events := make([]core.Event, 8)
+	closed := 0
+	for range 3 {
+		n, err := d.Wait(events, 20*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range events[:n] {
+			if ev != (core.Event{Token: 2, Closed: true}) {
+				t.Fatalf("unexpected event %+v", ev)
+			}
+			closed++
+		}
+	}
+	if closed != 1 {
+		t.Fatalf("Closed reported %d times, want once", closed)
+	}
+	expectBlocks(t, d, 5, 20*time.Millisecond)
+}
+
+// TestEEXISTTakenOver: a watched number is closed while a dup keeps the
+// file open, deregistered (epoll keeps the registration), and made to name
+// the same file again before any Wait. Register then finds the file
+// registered already (EEXIST) and takes the registration over.
+func TestEEXISTTakenOver(t *testing.T) {
+	d := newDriver(t)
+	a, b := socketpair(t)
+	keep, err := unix.Dup(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(keep)
+	if err := d.Register(a, 1, core.Write); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(a)
+	if err := d.Deregister(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Dup3(keep, a, unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Register(a, 2, core.Read); err != nil {
+		t.Fatalf("Register over the kept registration: %v", err)
+	}
+	expectBlocks(t, d, 3, 20*time.Millisecond) // Read only now: not writable-ready
+	drivertest.Write(t, b)
+	if ev, ok := drivertest.WaitFor(t, d, 2, time.Second); !ok || ev != (core.Event{Token: 2, Ready: core.Read}) {
+		t.Fatalf("got %+v, %v; want Read under token 2", ev, ok)
+	}
+}
+
+// TestRegularFileClosed: a regular file (EPERM from epoll_ctl, so kept out
+// of the kernel) is reported ready; once it is closed, Deregister succeeds
+// and Wait blocks again.
+func TestRegularFileClosed(t *testing.T) {
+	d := newDriver(t)
+	f, err := os.CreateTemp(t.TempDir(), "regular")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Register(fd, 1, core.Read); err != nil {
+		t.Fatal(err)
+	}
+	if ev, ok := drivertest.WaitFor(t, d, 1, time.Second); !ok || ev != (core.Event{Token: 1, Ready: core.Read}) {
+		t.Fatalf("got %+v, %v; want Read", ev, ok)
+	}
+	unix.Close(fd)
+	if err := d.Deregister(fd); err != nil {
+		t.Fatalf("Deregister of a closed regular file: %v", err)
+	}
+	expectBlocks(t, d, 3, 20*time.Millisecond)
 }
 
 // TestFdInOuterEpoll: Fd is readable in another epoll instance whenever

@@ -4,148 +4,142 @@ package epoll
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/revoltgo/eventloop/driver"
-	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
-// mode says how the kernel sees a registration.
-type mode uint8
-
-const (
-	// inKernel: added to the epoll instance.
-	inKernel mode = iota
-	// parked: interest 0, kept out of the kernel, because epoll_ctl(2)
-	// reports EPOLLHUP and EPOLLERR whatever the mask, and a hung-up fd
-	// that nobody watches would make every Wait return at once.
-	parked
-	// always: a file epoll refuses with EPERM (regular files, directories:
-	// epoll_ctl(2), ERRORS). poll(2) reports such files always ready, and
-	// so does this driver, so that every driver agrees on them.
-	always
-)
-
+// reg is a registration. It is in the kernel unless its interest is 0
+// (parked, see the package doc) or it is always ready.
 type reg struct {
-	tok  driver.Token
-	seq  uint32
-	in   driver.Interest
-	mode mode
-	id   fdcheck.Ident // set for parked and always: the kernel does not hold those
+	tok driver.Token
+	// seq numbers the registration. The kernel hands it back with each
+	// event, which tells the events of a registration the driver forgot
+	// from those of the one that took its number.
+	seq uint32
+	in  driver.Interest
+	// always: a file epoll refuses with EPERM (epoll_ctl(2), ERRORS:
+	// regular files, directories), reported ready as poll(2) does.
+	always bool
 }
 
-// attach gives r a mode and, for inKernel, adds it to the epoll instance.
-func (d *Driver) attach(fd int, r *reg) error {
-	if r.in == 0 {
-		id, err := fdcheck.Identify(fd)
-		if err != nil {
-			return os.NewSyscallError("fstat", err)
-		}
-		r.mode, r.id = parked, id
-		return nil
+func (r *reg) inKernel() bool { return r.in != 0 && !r.always }
+
+// Register implements driver.Driver.
+func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
+	if err := d.check("register", fd); err != nil {
+		return err
 	}
-	r.mode = inKernel
-	err := d.ctl(unix.EPOLL_CTL_ADD, fd, r)
-	switch err {
-	case nil:
-		return nil
-	case unix.EEXIST:
-		// The kernel still holds this file under this number: a
-		// registration the driver forgot when the number was closed while
-		// another descriptor kept the file open, and that the file took
-		// back (dup2). Take it over.
-		err = d.ctl(unix.EPOLL_CTL_MOD, fd, r)
-	case unix.EPERM:
-		id, ierr := fdcheck.Identify(fd)
-		if ierr != nil {
-			return os.NewSyscallError("fstat", ierr)
-		}
-		r.mode, r.id = always, id
-		d.alwaysFds = append(d.alwaysFds, fd)
-		return nil
+	if _, ok := d.regs[fd]; ok {
+		return fmt.Errorf("epoll: register fd %d: %w", fd, fs.ErrExist)
 	}
-	if err != nil {
-		return os.NewSyscallError("epoll_ctl", err)
+	d.seq++
+	r := reg{tok: tok, seq: d.seq, in: in & (driver.Read | driver.Write)}
+	if err := d.apply(fd, reg{}, &r); err != nil {
+		return fmt.Errorf("epoll: register fd %d: %w", fd, err)
+	}
+	d.regs[fd] = r
+	return nil
+}
+
+// Modify implements driver.Driver. If epoll_ctl says the registered fd is
+// gone, Modify succeeds, and the next Wait reports it Closed under tok.
+func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
+	if err := d.check("modify", fd); err != nil {
+		return err
+	}
+	r, ok := d.regs[fd]
+	if !ok {
+		return fmt.Errorf("epoll: modify fd %d: %w", fd, fs.ErrNotExist)
+	}
+	next := r
+	next.tok, next.in = tok, in&(driver.Read|driver.Write)
+	err := d.apply(fd, r, &next)
+	switch {
+	case gone(err):
+		delete(d.regs, fd)
+		d.pending = append(d.pending, driver.Event{Token: tok, Closed: true})
+	case err != nil:
+		return fmt.Errorf("epoll: modify fd %d: %w", fd, err)
+	default:
+		d.regs[fd] = next
 	}
 	return nil
 }
 
-// alive reports whether fd still names the file registered as r.
-func (d *Driver) alive(fd int, r *reg) bool {
-	if r.mode == inKernel {
-		// epoll_ctl finds a registration by file and number together, so
-		// rewriting the registration with its own mask succeeds exactly
-		// when the number still names the registered file (ENOENT: it
-		// names another one; EBADF: nothing).
-		return !gone(d.ctl(unix.EPOLL_CTL_MOD, fd, r))
+// Deregister implements driver.Driver. It succeeds when epoll_ctl says the
+// fd is gone: the kernel dropped its registration already.
+func (d *Driver) Deregister(fd int) error {
+	if err := d.check("deregister", fd); err != nil {
+		return err
 	}
-	id, err := fdcheck.Identify(fd)
-	if err != nil {
-		return !gone(err)
+	r, ok := d.regs[fd]
+	if !ok {
+		return fmt.Errorf("epoll: deregister fd %d: %w", fd, fs.ErrNotExist)
 	}
-	return id == r.id
-}
-
-// forget drops the registration of fd, and queues its Closed event if it
-// was closed behind the driver's back.
-func (d *Driver) forget(fd int, r reg, closed bool) {
 	delete(d.regs, fd)
-	if r.mode == always {
-		d.dropAlways(fd)
+	if err := d.apply(fd, r, &reg{}); err != nil && !gone(err) {
+		return fmt.Errorf("epoll: deregister fd %d: %w", fd, err)
 	}
-	if closed {
-		d.pending.Add(r.tok)
-	}
+	return nil
 }
 
-func (d *Driver) dropAlways(fd int) {
-	for i, f := range d.alwaysFds {
-		if f == fd {
-			last := len(d.alwaysFds) - 1
-			d.alwaysFds[i] = d.alwaysFds[last]
-			d.alwaysFds = d.alwaysFds[:last]
-			return
-		}
+// apply takes fd in the kernel from registration r (the zero reg if new) to
+// next, and marks next always if epoll refuses the file.
+func (d *Driver) apply(fd int, r reg, next *reg) error {
+	switch {
+	case next.in == r.in || r.always && next.in != 0:
+		return nil // nothing changes in the kernel
+	case r.always:
+		delete(d.always, fd)
+		next.always = false
+		return nil
+	case r.in != 0 && next.in != 0:
+		return ctl(d.epfd, unix.EPOLL_CTL_MOD, fd, next)
+	case r.in != 0:
+		return ctl(d.epfd, unix.EPOLL_CTL_DEL, fd, next)
 	}
+	err := ctl(d.epfd, unix.EPOLL_CTL_ADD, fd, next)
+	switch {
+	case errors.Is(err, unix.EEXIST):
+		// The kernel still holds this file under this number: the number
+		// was closed while another descriptor kept the file open, the
+		// driver forgot it, and then the number was made to name the same
+		// file again (dup2). Take the registration over.
+		return ctl(d.epfd, unix.EPOLL_CTL_MOD, fd, next)
+	case errors.Is(err, unix.EPERM):
+		next.always = true
+		d.always[fd] = struct{}{}
+		return nil
+	}
+	return err
 }
 
-func (d *Driver) ctl(op, fd int, r *reg) error {
-	return ctl(d.epfd, op, fd, r)
-}
+// epollEvents is the epoll_ctl(2) mask of each interest: 0, r, w, rw.
+var epollEvents = [4]uint32{0, unix.EPOLLIN, unix.EPOLLOUT, unix.EPOLLIN | unix.EPOLLOUT}
 
 func ctl(epfd, op, fd int, r *reg) error {
-	ev := unix.EpollEvent{Events: epollEvents(r.in), Fd: int32(fd), Pad: int32(r.seq)}
-	return unix.EpollCtl(epfd, op, fd, &ev)
+	ev := unix.EpollEvent{Events: epollEvents[r.in], Fd: int32(fd), Pad: int32(r.seq)}
+	return os.NewSyscallError("epoll_ctl", unix.EpollCtl(epfd, op, fd, &ev))
 }
 
-// gone reports whether an epoll_ctl or fstat error means that the number
-// no longer names the registered file.
-func gone(err error) bool { return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EBADF) }
-
-func epollEvents(in driver.Interest) uint32 {
-	var ev uint32
-	if in&driver.Read != 0 {
-		ev |= unix.EPOLLIN
-	}
-	if in&driver.Write != 0 {
-		ev |= unix.EPOLLOUT
-	}
-	return ev
-}
+// gone reports whether epoll_ctl says that the registered fd is gone: epoll
+// finds a registration by file and number together, so both EBADF (no file
+// has the number) and ENOENT (another file has it) mean that it was closed.
+func gone(err error) bool { return errors.Is(err, unix.EBADF) || errors.Is(err, unix.ENOENT) }
 
 // readiness maps epoll events to interest. EPOLLRDHUP is not asked for:
 // level-triggered EPOLLIN already reports the end of stream it signals.
 func readiness(ev uint32) driver.Interest {
 	var in driver.Interest
-	if ev&unix.EPOLLIN != 0 {
+	if ev&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 		in |= driver.Read
 	}
-	if ev&unix.EPOLLOUT != 0 {
+	if ev&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
 		in |= driver.Write
-	}
-	if ev&(unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		in |= driver.Read | driver.Write
 	}
 	return in
 }

@@ -14,77 +14,61 @@ import (
 // Wait implements driver.Driver.
 func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed {
-		return 0, errClosed("wait")
+		return 0, errClosed
 	}
-	n := d.pending.Flush(events)
+	n := copy(events, d.pending)
+	d.pending = d.pending[:copy(d.pending, d.pending[n:])]
 	n += d.reportAlways(events[n:])
 	if n > 0 {
 		timeout = 0
 	}
-	m, timeout, capped := d.sweep.BeforeWait(events[n:], timeout, len(d.regs), d.validate)
-	n += m
 	room := len(events) - n
 	if room <= 0 {
 		return n, nil
 	}
-	if room > len(d.evbuf) && len(d.evbuf) < maxBatch {
-		d.evbuf = make([]unix.EpollEvent, min(room, maxBatch))
-	}
 	k, err := d.epollWait(d.evbuf[:min(room, len(d.evbuf))], timeout)
-	if err == unix.EINTR {
+	switch {
+	case err == unix.EINTR:
 		return n, nil
-	}
-	if err != nil {
-		if d.pwait2 {
-			return n, os.NewSyscallError("epoll_pwait2", err)
-		}
+	case err != nil && d.pwait2:
+		return n, os.NewSyscallError("epoll_pwait2", err)
+	case err != nil:
 		return n, os.NewSyscallError("epoll_wait", err)
 	}
 	stale := false
-	for i := range k {
-		ev := &d.evbuf[i]
+	for _, ev := range d.evbuf[:k] {
 		if ev.Fd == wakeData {
-			d.wake.drain()
+			d.wake.Drain()
 			continue
 		}
 		r, ok := d.regs[int(ev.Fd)]
-		if !ok || r.seq != uint32(ev.Pad) || r.mode != inKernel {
+		if !ok || r.seq != uint32(ev.Pad) || !r.inKernel() {
 			stale = true
-			continue
-		}
-		if ready := readiness(ev.Events) & r.in; ready != 0 {
+		} else if ready := readiness(ev.Events) & r.in; ready != 0 {
 			events[n] = driver.Event{Token: r.tok, Ready: ready}
 			n++
 		}
 	}
-	if n > 0 {
-		d.sweep.Activity()
-	}
 	if stale {
 		d.rebuild()
-	}
-	if k == 0 && capped {
-		n += d.sweep.AfterWait(events[n:], d.validate)
 	}
 	return n, nil
 }
 
 // epollWait waits in the kernel; timeout < 0 blocks.
 func (d *Driver) epollWait(buf []unix.EpollEvent, timeout time.Duration) (int, error) {
+	timeout = min(timeout, maxWait)
 	if !d.pwait2 {
 		return unix.EpollWait(d.epfd, buf, msec(timeout))
 	}
-	var r uintptr
-	var e unix.Errno
-	if timeout < 0 {
-		r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(d.epfd),
-			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
-	} else {
+	var ts *unix.Timespec // nil blocks
+	if timeout >= 0 {
 		// Rounded up to the Resolution this driver reports.
 		d.ts = unix.NsecToTimespec(int64((timeout + time.Microsecond - 1).Truncate(time.Microsecond)))
-		r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(d.epfd),
-			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(unsafe.Pointer(&d.ts)), 0, 0)
+		ts = &d.ts
 	}
+	r, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(d.epfd),
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(unsafe.Pointer(ts)), 0, 0)
 	if e != 0 {
 		return 0, e
 	}
@@ -102,21 +86,17 @@ func (d *Driver) probePwait2() bool {
 
 // msec rounds a timeout up to whole milliseconds, never down to zero.
 func msec(t time.Duration) int {
-	switch {
-	case t < 0:
+	if t < 0 {
 		return -1
-	case t == 0:
-		return 0
-	case t >= maxWaitMsec*time.Millisecond:
-		return maxWaitMsec
 	}
 	return int((t + time.Millisecond - 1) / time.Millisecond)
 }
 
-// reportAlways reports every always-ready registration.
+// reportAlways reports the always-ready registrations, as many as fit; map
+// order varies, so none is left out for long.
 func (d *Driver) reportAlways(events []driver.Event) int {
 	n := 0
-	for _, fd := range d.alwaysFds {
+	for fd := range d.always {
 		if n == len(events) {
 			break
 		}
@@ -127,58 +107,40 @@ func (d *Driver) reportAlways(events []driver.Event) int {
 	return n
 }
 
-// validate is the driver's fdcheck.Check: it finds the registrations
-// whose fds were closed behind the driver's back, reports them Closed, and
-// forgets them.
-func (d *Driver) validate(events []driver.Event) int {
-	n := 0
-	for fd, r := range d.regs {
-		if !d.alive(fd, &r) {
-			d.forget(fd, r, false)
-			n = d.pending.Put(events, n, r.tok)
-		}
-	}
-	return n
-}
-
 // rebuild replaces the epoll instance after an event arrived for a
 // registration the driver had forgotten. That happens when the user closed
 // a watched fd while another descriptor kept the file open (a dup, a child
 // process): epoll keeps the registration, keyed by a file the driver can no
 // longer name, so epoll_ctl cannot remove it (epoll(7), Q6), and a file
 // that stays ready would make every Wait return at once. The new instance
-// gets every live registration and replaces the old one under the same
-// number (dup3), so Fd() does not change.
+// gets the waker and every live registration, and replaces the old one
+// under the same number (dup3), so Fd() does not change. On failure the
+// old instance stays, and the next stale event retries.
 func (d *Driver) rebuild() {
 	nfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return
 	}
-	wake := unix.EpollEvent{Events: unix.EPOLLIN, Fd: wakeData}
-	if unix.EpollCtl(nfd, unix.EPOLL_CTL_ADD, d.wake.fd, &wake) != nil {
-		closeFd(nfd)
+	defer unix.Close(nfd)
+	if addWaker(nfd, d.wake.Fd()) != nil {
 		return
 	}
 	for fd, r := range d.regs {
-		if r.mode != inKernel {
+		if !r.inKernel() {
 			continue
 		}
-		// Checked against the old instance first: an ADD to the new one
-		// would accept a number that now names another file.
-		if !d.alive(fd, &r) {
-			d.forget(fd, r, true)
-			continue
+		// Asked of the old instance first: an ADD to the new one would
+		// take a number that now names another file.
+		err := ctl(d.epfd, unix.EPOLL_CTL_MOD, fd, &r)
+		if err == nil {
+			err = ctl(nfd, unix.EPOLL_CTL_ADD, fd, &r)
 		}
-		if err := ctl(nfd, unix.EPOLL_CTL_ADD, fd, &r); err != nil {
-			if gone(err) {
-				d.forget(fd, r, true)
-				continue
-			}
-			closeFd(nfd)
+		if gone(err) {
+			delete(d.regs, fd)
+			d.pending = append(d.pending, driver.Event{Token: r.tok, Closed: true})
+		} else if err != nil {
 			return
 		}
 	}
-	// On failure the old instance stays, and the next stale event retries.
-	_ = unix.Dup3(nfd, d.epfd, unix.O_CLOEXEC)
-	closeFd(nfd)
+	unix.Dup3(nfd, d.epfd, unix.O_CLOEXEC)
 }

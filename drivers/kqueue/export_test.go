@@ -13,9 +13,5 @@ const HasUserFilter = hasUserFilter
 // workaround).
 func (d *Driver) Dups() int { return len(d.dups) }
 
-// WritesOnDup reports whether this backend puts a second filter on a dup.
+// WritesOnDup reports whether this backend puts WRITE on a dup.
 const WritesOnDup = writeNeedsDup
-
-// CloseRemovesKnotes reports whether close(2) removes an fd's knotes (a
-// kernel) or leaves them (libkqueue).
-const CloseRemovesKnotes = closeRemovesKnotes

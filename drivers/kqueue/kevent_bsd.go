@@ -8,53 +8,41 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The seam on a real kernel: x/sys's Kevent_t, whose layout differs per OS
-// and architecture (FreeBSD 12+ appends Ext, NetBSD widens Filter and Flags
-// to uint32, 32-bit ports narrow Ident), so it is only touched through
-// SetKevent and the integer conversions below.
+// The kqueue of a kernel, through x/sys. Kevent_t differs per OS and
+// architecture (FreeBSD 12+ appends Ext, NetBSD widens Filter and Flags,
+// 32-bit ports narrow Ident): it is only touched through SetKevent and
+// integer conversions.
 
 const (
-	filtRead  = unix.EVFILT_READ
-	filtWrite = unix.EVFILT_WRITE
-
-	evAdd    = unix.EV_ADD
-	evDelete = unix.EV_DELETE
-	evEnable = unix.EV_ENABLE
-	evClear  = unix.EV_CLEAR
-	evEOF    = unix.EV_EOF
-	evError  = unix.EV_ERROR
-)
-
-// The kernel facts the driver logic branches on (see doc.go).
-const (
-	// kevent(2): "Calling close() on a file descriptor will remove any
-	// kevents that reference the descriptor."
-	closeRemovesKnotes = true
-
-	// READ and WRITE on one fd are independent knotes.
-	writeNeedsDup = false
-
-	// The timeout is a timespec and the kernel never returns early.
-	resolution = time.Nanosecond
+	filtRead      = unix.EVFILT_READ
+	filtWrite     = unix.EVFILT_WRITE
+	evAdd         = unix.EV_ADD
+	evDelete      = unix.EV_DELETE
+	evClear       = unix.EV_CLEAR
+	evEOF         = unix.EV_EOF
+	evError       = unix.EV_ERROR
+	writeNeedsDup = false           // READ and WRITE on one fd are independent knotes
+	resolution    = time.Nanosecond // a timespec, and a kernel never returns early
 )
 
 type kqueue struct {
 	fd  int
-	buf []unix.Kevent_t
+	buf [maxEvents]unix.Kevent_t
 	ts  unix.Timespec
 }
 
-func openKqueue(size int) (*kqueue, error) {
+func openKqueue() (*kqueue, error) {
 	fd, err := unix.Kqueue()
 	if err != nil {
 		return nil, err
 	}
 	unix.CloseOnExec(fd)
-	return &kqueue{fd: fd, buf: make([]unix.Kevent_t, size)}, nil
+	return &kqueue{fd: fd}, nil
 }
 
-// change applies one change with an empty event list, so that a failure comes
-// back as (-1, errno) for exactly that change (kevent(2), RETURN VALUES).
+// change applies one change with an empty event list, so that a failure
+// comes back as (-1, errno) for exactly that change (kevent(2), RETURN
+// VALUES; KQUEUE.md, bug 9).
 func (k *kqueue) change(ident, filter, flags int, fflags uint32) error {
 	var ch [1]unix.Kevent_t
 	unix.SetKevent(&ch[0], ident, filter, flags)

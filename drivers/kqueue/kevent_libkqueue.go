@@ -2,40 +2,9 @@
 
 package kqueue
 
-/*
-#cgo pkg-config: libkqueue
-#include <errno.h>
-#include <stdlib.h>
-#include <kqueue/sys/event.h>
-
-// The struct is built on the C side so that no Go pointer crosses into C and
-// a change costs no allocation.
-static int kq_change(int kq, uintptr_t ident, short filter, unsigned short flags, unsigned int fflags) {
-	struct kevent ch;
-	EV_SET(&ch, ident, filter, flags, fflags, 0, NULL);
-	errno = 0;
-	int r = kevent(kq, &ch, 1, NULL, 0, NULL);
-	// libkqueue 2.3.1 fails EV_ADD on an existing registration with -1 and
-	// errno untouched (KQUEUE.md, bug 2).
-	if (r < 0 && errno == 0)
-		errno = (flags & EV_ADD) ? EEXIST : EINVAL;
-	return r;
-}
-
-static int kq_wait(int kq, struct kevent *buf, int n, long long ns) {
-	struct timespec ts, *tp = NULL;
-	if (ns >= 0) {
-		ts.tv_sec = ns / 1000000000;
-		ts.tv_nsec = ns % 1000000000;
-		tp = &ts;
-	}
-	errno = 0;
-	int r = kevent(kq, NULL, 0, buf, n, tp);
-	if (r < 0 && errno == 0)
-		errno = EINVAL;
-	return r;
-}
-*/
+// #cgo pkg-config: libkqueue
+// #include <stdlib.h>
+// #include <kqueue/sys/event.h>
 import "C"
 
 import (
@@ -43,70 +12,44 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
-// The seam over libkqueue, a userspace kqueue on epoll, used to test the
-// driver on Linux (build tag eventloop_libkqueue, cgo, pkg-config libkqueue).
+// The kqueue of libkqueue, a userspace kqueue on top of epoll, to run the
+// driver on Linux. The bug numbers are KQUEUE.md's.
 
 const (
-	filtRead  = C.EVFILT_READ
-	filtWrite = C.EVFILT_WRITE
-
-	evAdd    = C.EV_ADD
-	evDelete = C.EV_DELETE
-	evEnable = C.EV_ENABLE
-	evClear  = C.EV_CLEAR
-	evEOF    = C.EV_EOF
-	evError  = C.EV_ERROR
+	filtRead    = C.EVFILT_READ
+	filtWrite   = C.EVFILT_WRITE
+	filtUser    = C.EVFILT_USER
+	noteTrigger = C.NOTE_TRIGGER
+	evAdd       = C.EV_ADD
+	evDelete    = C.EV_DELETE
+	evClear     = C.EV_CLEAR
+	evEOF       = C.EV_EOF
+	evError     = C.EV_ERROR
 
 	hasUserFilter = true
-	filtUser      = C.EVFILT_USER
-	noteTrigger   = C.NOTE_TRIGGER
-)
-
-// The libkqueue 2.3.1 facts the driver logic branches on (KQUEUE.md).
-const (
-	// close(2) takes an fd out of epoll only when its open file description
-	// dies: a closed fd is silent, or keeps reporting while a dup lives, and
-	// its knote stays behind (bug 3). EV_DELETE on the closed fd still drops
-	// the knote, though it returns EBADF.
-	closeRemovesKnotes = false
-
-	// The second EV_ADD of READ and WRITE on one fd fails with EFAULT
-	// (bug 1): WRITE goes on a dup of the fd.
-	writeNeedsDup = true
-
-	// Timeouts of 1 ms and more are truncated to whole milliseconds (bug 4):
-	// the driver rounds up to the next millisecond so that it never returns
-	// early.
-	resolution = time.Millisecond
+	writeNeedsDup = true             // a second filter on one fd fails with EFAULT (bug 1)
+	resolution    = time.Millisecond // timeouts are truncated to whole ms (bug 4)
 )
 
 type kqueue struct {
 	fd  int
-	buf *C.struct_kevent // C memory: never scanned by cgocheck, never moved
-	n   int
+	buf *C.struct_kevent // maxEvents of them, in C memory, which cgocheck never scans
+	ts  C.struct_timespec
 
-	// libkqueue's kqueue fd is the write end of a pipe. Its monitoring
-	// thread, signalled through the read end when the write end is closed,
-	// then closes the epoll fd, the filters' fds and the read end (KQUEUE.md,
-	// bug 7; libkqueue's src/linux/platform.c). close waits for the read
-	// end to go, which it does last, so that Close returns with every
-	// descriptor released, as on a kernel.
-	peer   int // the read end, -1 if not found
-	peerID fdcheck.Ident
+	// The kqueue fd is the write end of a pipe. libkqueue's thread, told
+	// through the read end that it was closed, then closes the epoll fd,
+	// the filters' fds and, last, the read end (bug 7): close waits for
+	// that, so that Close leaves no descriptor behind, as on a kernel.
+	peer   int
+	peerID fileID
 }
 
-// peerWait bounds how long close waits for libkqueue's thread; past it the
-// descriptors still go, only later.
-const peerWait = time.Second
-
-func openKqueue(size int) (*kqueue, error) {
-	// libkqueue makes its pipe without O_CLOEXEC: a child exec'd meanwhile
-	// would hold the write end open, and libkqueue would never see the
-	// close that frees the kqueue. ForkLock keeps forks out until both ends
+func openKqueue() (*kqueue, error) {
+	// libkqueue makes its pipe without O_CLOEXEC, and a child exec'd with
+	// its write end would keep the kqueue alive: no fork until both ends
 	// are close-on-exec.
 	syscall.ForkLock.RLock()
 	defer syscall.ForkLock.RUnlock()
@@ -114,38 +57,27 @@ func openKqueue(size int) (*kqueue, error) {
 	if fd < 0 {
 		return nil, errnoOr(err)
 	}
-	unix.CloseOnExec(int(fd))
-	buf := (*C.struct_kevent)(C.calloc(C.size_t(size), C.size_t(unsafe.Sizeof(C.struct_kevent{}))))
-	if buf == nil {
-		unix.Close(int(fd))
-		return nil, unix.ENOMEM
-	}
-	k := &kqueue{fd: int(fd), buf: buf, n: size, peer: -1}
-	if k.findPeer(); k.peer >= 0 {
-		unix.CloseOnExec(k.peer)
+	k := &kqueue{fd: int(fd), peer: -1}
+	k.buf = (*C.struct_kevent)(C.malloc(maxEvents * C.sizeof_struct_kevent))
+	unix.CloseOnExec(k.fd)
+	// pipe(2) hands out the read end first: just below the write end,
+	// unless another thread took numbers in between.
+	self, _, err := identify(k.fd)
+	for p := k.fd - 1; err == nil && k.peer < 0 && p >= max(0, k.fd-64); p-- {
+		if id, _, err := identify(p); err == nil && id == self {
+			k.peer, k.peerID = p, id
+			unix.CloseOnExec(p)
+		}
 	}
 	return k, nil
 }
 
-// findPeer looks for the read end of the kqueue's pipe: the other fd with the
-// same pipe inode. pipe(2) hands out the read end first, so it is just below
-// the write end unless another thread took numbers in between.
-func (k *kqueue) findPeer() {
-	var st unix.Stat_t
-	if unix.Fstat(k.fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
-		return
-	}
-	id := fdcheck.Ident{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}
-	for fd := k.fd - 1; fd >= 0 && fd >= k.fd-64; fd-- {
-		if got, err := fdcheck.Identify(fd); err == nil && got == id {
-			k.peer, k.peerID = fd, id
-			return
-		}
-	}
-}
-
 func (k *kqueue) change(ident, filter, flags int, fflags uint32) error {
-	r, err := C.kq_change(C.int(k.fd), C.uintptr_t(ident), C.short(filter), C.ushort(flags), C.uint(fflags))
+	ch := C.struct_kevent{ident: C.uintptr_t(ident), filter: C.short(filter), flags: C.ushort(flags), fflags: C.uint(fflags)}
+	r, err := C.kevent(C.int(k.fd), &ch, 1, nil, 0, nil)
+	if r < 0 && err == nil && flags&evAdd != 0 {
+		return unix.EEXIST // EV_ADD on an existing knote leaves errno unset (bug 2)
+	}
 	if r < 0 {
 		return errnoOr(err)
 	}
@@ -153,7 +85,12 @@ func (k *kqueue) change(ident, filter, flags int, fflags uint32) error {
 }
 
 func (k *kqueue) wait(n int, timeout time.Duration) (int, error) {
-	r, err := C.kq_wait(C.int(k.fd), k.buf, C.int(n), C.longlong(timeout))
+	var ts *C.struct_timespec
+	if timeout >= 0 {
+		k.ts = C.struct_timespec{C.time_t(timeout / time.Second), C.long(timeout % time.Second)}
+		ts = &k.ts
+	}
+	r, err := C.kevent(C.int(k.fd), nil, 0, k.buf, C.int(n), ts)
 	if r < 0 {
 		return 0, errnoOr(err)
 	}
@@ -161,24 +98,20 @@ func (k *kqueue) wait(n int, timeout time.Duration) (int, error) {
 }
 
 func (k *kqueue) event(i int) (ident, filter, flags int) {
-	e := &unsafe.Slice(k.buf, k.n)[i]
+	e := &unsafe.Slice(k.buf, maxEvents)[i]
 	return int(e.ident), int(e.filter), int(e.flags)
 }
 
-// close frees the queue. Nothing else may ever hold the kqueue fd: libkqueue
-// reclaims what goes with it from its own thread (bug 7).
+// close waits up to about a second (a few ms in practice) for libkqueue's
+// thread.
 func (k *kqueue) close() error {
 	err := unix.Close(k.fd)
 	C.free(unsafe.Pointer(k.buf))
-	k.buf = nil
-	if err == nil && k.peer >= 0 {
-		pause := 10 * time.Microsecond
-		for start := time.Now(); time.Since(start) < peerWait; pause = min(2*pause, time.Millisecond) {
-			if id, err := fdcheck.Identify(k.peer); err != nil || id != k.peerID {
-				break
-			}
-			time.Sleep(pause)
+	for pause := 10 * time.Microsecond; err == nil && k.peer >= 0 && pause < time.Second; pause *= 2 {
+		if id, _, err := identify(k.peer); err != nil || id != k.peerID {
+			break
 		}
+		time.Sleep(pause)
 	}
 	return err
 }

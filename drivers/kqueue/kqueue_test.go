@@ -41,7 +41,7 @@ func TestConformance(t *testing.T) {
 // BenchmarkDriver carries the names every driver uses, so that the figures
 // line up in one table; BenchmarkDriverPipeWaker is the same with the
 // self-pipe waker. Over libkqueue they measure libkqueue and cgo as much as
-// the driver (see doc.go).
+// the driver (KQUEUE.md measures one kevent call through cgo).
 func BenchmarkDriver(b *testing.B) {
 	conformance.Benchmark(b, func() (core.Driver, error) { return kqueue.New() })
 }

@@ -4,172 +4,107 @@ package kqueue
 
 import (
 	"os"
+	"slices"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
 
+// maxTimeout caps one sleep: darwin fails a longer one with EINVAL (the Go
+// runtime's netpoll_kqueue.go caps it alike); returning early is allowed.
+const maxTimeout = 1e6 * time.Second
+
 // Wait implements driver.Driver.
 func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed {
 		return 0, driver.ErrClosed
 	}
-	n := d.flush(events)
-	n = d.reportAlways(events, n)
-	if len(d.regs) > 0 && (d.sweepDue || d.sweepDueNow(timeout)) {
-		n = d.sweepAll(events, n)
+	n := min(len(events), len(d.pending))
+	for i, tok := range d.pending[:n] {
+		events[i] = driver.Event{Token: tok, Closed: true}
 	}
-	if n > 0 {
+	d.pending = slices.Delete(d.pending, 0, n)
+	if n = d.reportAlways(events, n); n > 0 {
 		timeout = 0
 	}
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
-	for {
-		room := min(len(events)-n, maxEvents)
-		if room <= 0 {
-			return n, nil
+	deadline := time.Now().Add(timeout)
+	for n < len(events) {
+		t := timeout // rounded up: libkqueue truncates to whole ms (KQUEUE.md, bug 4)
+		if t > 0 {
+			t = (min(t, maxTimeout) + resolution - 1) / resolution * resolution
 		}
-		// While fds are registered, a blocking wait ends when the next sweep
-		// is due, so that an fd closed behind our back is found even when
-		// nothing else happens (see doc.go).
-		t, capped := timeout, false
-		if len(d.regs) > 0 && timeout != 0 {
-			t, capped = d.sweep.Bound(d.sweep.Now(), timeout)
-		}
-		m, err := d.kq.wait(room, roundUp(t))
-		if err != nil {
-			// EINTR comes often, from the Go runtime's preemption signals
-			// (KQUEUE.md, bug 11): wait again for the time left. Darwin has
-			// been seen to return ETIMEDOUT, which the Go runtime's kqueue
-			// netpoller ignores too (go.dev/issue/59679).
-			if err != unix.EINTR && err != unix.ETIMEDOUT {
-				return n, os.NewSyscallError("kevent", err)
-			}
-			m = 0
+		m, err := d.kq.wait(min(len(events)-n, maxEvents), t)
+		// EINTR comes often, from the Go runtime's preemption signals
+		// (KQUEUE.md, bug 11). Darwin has been seen to return ETIMEDOUT,
+		// which the Go runtime ignores too (go.dev/issue/59679).
+		if err != nil && err != unix.EINTR && err != unix.ETIMEDOUT {
+			return n, os.NewSyscallError("kevent", err)
 		}
 		var woke bool
-		if n, woke = d.collect(events, n, m); n > 0 {
-			d.sweep.Activity()
-			return n, nil
-		}
-		if woke || timeout == 0 {
-			return 0, nil
-		}
-		if capped && d.sweep.Due(d.sweep.Now()) {
-			if n = d.sweepAll(events, n); n > 0 {
-				return n, nil
-			}
+		if n, woke = d.collect(events, n, max(m, 0)); n > 0 || woke || timeout == 0 {
+			break
 		}
 		if timeout > 0 {
 			if timeout = time.Until(deadline); timeout <= 0 {
-				return 0, nil
+				break
 			}
 		}
 	}
+	return n, nil
 }
 
-// flush reports the Closed events found outside Wait.
-func (d *Driver) flush(events []driver.Event) int {
-	n := 0
-	for n < len(events) && len(d.pending) > 0 {
-		events[n] = driver.Event{Token: d.pending[0], Closed: true}
-		d.pending = d.pending[1:]
-		n++
-	}
-	if len(d.pending) == 0 {
-		d.pending = nil
-	}
-	return n
-}
-
-// roundUp turns a timeout into what the backend sleeps: never shorter than
-// asked (libkqueue truncates to whole milliseconds, KQUEUE.md bug 4), never
-// zero when positive, never longer than maxTimeout.
-func roundUp(t time.Duration) time.Duration {
-	if t <= 0 {
-		return t
-	}
-	t = min(t, maxTimeout)
-	if resolution > 1 {
-		t = (t + resolution - 1) / resolution * resolution
-	}
-	return t
-}
-
-// collect turns the m events the kqueue returned into core events after
-// events[:n]. READ and WRITE of one fd become one Event; EOF and error count
-// as readiness for every registered filter. It reports whether a wakeup was
-// among them.
+// collect turns the m events the kqueue returned into Events after
+// events[:n], one per fd; EOF and error count as readiness for every
+// registered filter. It reports whether the waker fired.
 func (d *Driver) collect(events []driver.Event, n, m int) (int, bool) {
 	d.seq++
 	woke := false
-	for i := 0; i < m; i++ {
+	for i := range m {
 		ident, filter, flags := d.kq.event(i)
-		if hasUserFilter && filter == filtUser {
-			woke = true
-			d.wakePending.Store(false)
-			continue
-		}
-		if ident == d.wakeR && filter == filtRead {
-			d.drainPipe()
+		if filter == filtUser || filter == filtRead && ident == d.w.Fd() {
+			d.w.Drain()
 			woke = true
 			continue
 		}
-		r, bit := d.lookup(ident, filter)
-		if r == nil {
+		r, bit := d.regs[ident], driver.Read
+		if filter == filtWrite {
+			if bit = driver.Write; writeNeedsDup {
+				r = d.dups[ident]
+			}
+		}
+		if r == nil || filter != filtRead && filter != filtWrite {
 			continue
 		}
 		if r.seq != d.seq {
 			r.seq, r.slot = d.seq, -1
-			// Over libkqueue, a closed fd whose file our dup keeps open
-			// stays in epoll and keeps reporting: check it before reporting
-			// it, so that it ends in one Closed event, not a spin. Without
-			// a dup, epoll forgets a closed fd, and the sweep finds it.
-			if !closeRemovesKnotes && r.dup >= 0 && d.stale(r) {
+			if r.dup >= 0 && d.gone(r) {
 				events[n] = driver.Event{Token: r.tok, Closed: true}
 				n++
-				d.reap(r)
+				d.forget(r)
 				continue
 			}
 		}
 		if flags&(evEOF|evError) != 0 {
-			bit = r.added
+			bit = r.in
 		}
-		if bit &= r.added; bit == 0 {
+		if bit &= r.in; bit == 0 {
 			continue
 		}
-		if r.slot >= 0 {
-			events[r.slot].Ready |= bit
-			continue
+		if r.slot < 0 {
+			r.slot = n
+			events[n] = driver.Event{Token: r.tok}
+			n++
 		}
-		r.slot = n
-		events[n] = driver.Event{Token: r.tok, Ready: bit}
-		n++
+		events[r.slot].Ready |= bit
 	}
 	return n, woke
 }
 
-// lookup finds the registration an event belongs to.
-func (d *Driver) lookup(ident, filter int) (*reg, driver.Interest) {
-	var bit driver.Interest
-	switch filter {
-	case filtRead:
-		bit = driver.Read
-	case filtWrite:
-		bit = driver.Write
-	default:
-		return nil, 0
-	}
-	if r := d.regs[ident]; r != nil && r.onDup != bit {
-		return r, bit
-	}
-	if writeNeedsDup {
-		if r := d.dups[ident]; r != nil && r.onDup == bit {
-			return r, bit
-		}
-	}
-	return nil, 0
+// gone reports whether r's fd is closed or names another file: the dup
+// that carries WRITE over libkqueue keeps a closed fd's file, and its
+// entry in epoll, alive, and with it a readiness that would never end.
+func (d *Driver) gone(r *reg) bool {
+	id, _, err := identify(r.fd)
+	return err == unix.EBADF || err == nil && id != r.id
 }
