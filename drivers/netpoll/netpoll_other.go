@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix || aix
 
 package netpoll
 
@@ -10,40 +10,26 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
-// Driver is a driver.Driver over the Go runtime's netpoller; here, without
-// Unix file descriptors, every method fails.
+// errUnsupported says why: the driver waits on Unix descriptors.
+var errUnsupported = fmt.Errorf("netpoll: no Unix file descriptors on this system: %w", errors.ErrUnsupported)
+
+// Driver exists on every system so that code naming it builds everywhere;
+// here it cannot be created.
 type Driver struct{}
-
-var errUnsupported = fmt.Errorf("netpoll: %w", errors.ErrUnsupported)
-
-// New returns an error matching errors.ErrUnsupported.
-func New() (*Driver, error) { return nil, errUnsupported }
-
-// Name returns "netpoll".
-func (d *Driver) Name() string { return "netpoll" }
-
-// Resolution returns a millisecond.
-func (d *Driver) Resolution() time.Duration { return time.Millisecond }
-
-// Register fails with errors.ErrUnsupported.
-func (d *Driver) Register(int, driver.Token, driver.Interest) error { return errUnsupported }
-
-// Modify fails with errors.ErrUnsupported.
-func (d *Driver) Modify(int, driver.Token, driver.Interest) error { return errUnsupported }
-
-// Deregister fails with errors.ErrUnsupported.
-func (d *Driver) Deregister(int) error { return errUnsupported }
-
-// Wait fails with errors.ErrUnsupported.
-func (d *Driver) Wait([]driver.Event, time.Duration) (int, error) { return 0, errUnsupported }
-
-// Wakeup fails with errors.ErrUnsupported.
-func (d *Driver) Wakeup() error { return errUnsupported }
-
-// Close fails with errors.ErrUnsupported.
-func (d *Driver) Close() error { return errUnsupported }
 
 var (
 	_ driver.Driver         = (*Driver)(nil)
 	_ driver.WaitResolution = (*Driver)(nil)
 )
+
+// New returns an error matching errors.ErrUnsupported.
+func New() (*Driver, error) { return nil, errUnsupported }
+
+func (*Driver) Name() string                                      { return "netpoll" }
+func (*Driver) Resolution() time.Duration                         { return time.Millisecond }
+func (*Driver) Register(int, driver.Token, driver.Interest) error { return errUnsupported }
+func (*Driver) Modify(int, driver.Token, driver.Interest) error   { return errUnsupported }
+func (*Driver) Deregister(int) error                              { return errUnsupported }
+func (*Driver) Wait([]driver.Event, time.Duration) (int, error)   { return 0, errUnsupported }
+func (*Driver) Wakeup() error                                     { return errUnsupported }
+func (*Driver) Close() error                                      { return errUnsupported }

@@ -1,17 +1,16 @@
-//go:build unix
+//go:build unix && !aix
 
 package netpoll
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
-	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,34 +18,15 @@ import (
 // is not usable; call New.
 type Driver struct {
 	watches map[int]*watch // by the user's fd
-	list    []*watch       // the same watches, in a slice for the scans (watch.idx)
-	scratch []*watch       // a copy of list that a scan can forget watches from
+	list    []*watch       // the same, in the order scans report them; forgotten ones until the next scan
+	pfds    []unix.PollFd  // the scan's poll(2) array, kept so that Wait does not allocate
+	rot     int            // where the next scan starts reporting, for fairness
 
-	always  []*watch // watches the runtime poller refused: ready on every Wait
-	rot     int      // where the next scan starts reporting, for fairness
-	pfds    []unix.PollFd
-	pending fdcheck.Pending // Closed events found by Register, or beyond the caller's slice
-
-	mu    sync.Mutex // guards posts, which helpers append to
-	posts []post
-	spare []post // the other half of a double buffer, so Wait never allocates
-
-	// signal carries a Wakeup or a helper's post to a blocked Wait. Its
-	// buffer of one makes both coalesce, and it is never closed, so a
-	// Wakeup racing Close cannot panic.
+	// signal carries Wakeups and helpers' reports to Wait; its buffer of one
+	// coalesces them. Never closed, so that a Wakeup racing Close cannot panic.
 	signal chan struct{}
 	timer  *time.Timer // reused by every blocking Wait
-	sweep  fdcheck.Sweep
-	gen    uint64 // helpers started so far; tells a stale post from a live one
 	closed atomic.Bool
-}
-
-// post is a helper's report that its direction of w is ready.
-type post struct {
-	w      *watch
-	dir    int
-	gen    uint64
-	failed bool // the runtime refused to wait: make w always ready
 }
 
 var (
@@ -58,75 +38,53 @@ var (
 func New() (*Driver, error) {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &Driver{
-		watches: make(map[int]*watch),
-		signal:  make(chan struct{}, 1),
-		timer:   t,
-	}, nil
+	return &Driver{watches: make(map[int]*watch), signal: make(chan struct{}, 1), timer: t}, nil
 }
 
 // Name returns "netpoll".
 func (d *Driver) Name() string { return "netpoll" }
 
 // Resolution is a millisecond: the runtime's netpoller sleeps in whole
-// milliseconds (a shorter timer costs a 1 ms sleep), so Go timers are no
-// finer than that on an idle process.
+// milliseconds, so Go timers are no finer than that on an idle process.
 func (d *Driver) Resolution() time.Duration { return time.Millisecond }
 
 // Register implements driver.Driver.
 func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
-	if err := d.check("register", fd); err != nil {
-		return err
-	}
-	if w, ok := d.watches[fd]; ok {
-		if alive(w) {
-			return fmt.Errorf("netpoll: register fd %d: %w", fd, fs.ErrExist)
+	if _, err := d.lookup("register", fd); !errors.Is(err, fs.ErrNotExist) {
+		if err == nil {
+			err = fmt.Errorf("netpoll: register fd %d: %w", fd, fs.ErrExist)
 		}
-		// The number was closed and reused before a sweep noticed.
-		d.forget(w, true)
+		return err
 	}
 	w, err := open(fd)
 	if err != nil {
 		return fmt.Errorf("netpoll: register fd %d: %w", fd, err)
 	}
-	w.tok = tok
+	w.tok, w.in = tok, in&(driver.Read|driver.Write)
 	d.watches[fd] = w
-	w.idx = len(d.list)
 	d.list = append(d.list, w)
-	d.setInterest(w, in&(driver.Read|driver.Write))
-	d.sweep.Activity()
 	return nil
 }
 
-// Modify implements driver.Driver. It starts or stops helper goroutines; it
-// makes no system call of its own.
+// Modify implements driver.Driver. It makes no system call and stops no
+// helper: one for a dropped direction is just not re-armed.
 func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
-	if err := d.check("modify", fd); err != nil {
-		return err
+	w, err := d.lookup("modify", fd)
+	if err == nil {
+		w.tok, w.in = tok, in&(driver.Read|driver.Write)
 	}
-	w, ok := d.watches[fd]
-	if !ok {
-		return fmt.Errorf("netpoll: modify fd %d: %w", fd, fs.ErrNotExist)
-	}
-	w.tok = tok
-	d.setInterest(w, in&(driver.Read|driver.Write))
-	d.sweep.Activity()
-	return nil
+	return err
 }
 
 // Deregister implements driver.Driver: the helpers of fd have exited and its
-// dup is closed when it returns.
+// dup is closed when it returns. It never touches the user's fd, so it
+// succeeds for one closed, or closed and its number reused, while watched.
 func (d *Driver) Deregister(fd int) error {
-	if err := d.check("deregister", fd); err != nil {
-		return err
+	w, err := d.lookup("deregister", fd)
+	if err == nil {
+		d.forget(w)
 	}
-	w, ok := d.watches[fd]
-	if !ok {
-		return fmt.Errorf("netpoll: deregister fd %d: %w", fd, fs.ErrNotExist)
-	}
-	d.forget(w, false)
-	d.sweep.Activity()
-	return nil
+	return err
 }
 
 // Wakeup implements driver.Driver.
@@ -134,10 +92,7 @@ func (d *Driver) Wakeup() error {
 	if d.closed.Load() {
 		return errClosed("wakeup")
 	}
-	select {
-	case d.signal <- struct{}{}:
-	default:
-	}
+	notify(d.signal)
 	return nil
 }
 
@@ -148,88 +103,44 @@ func (d *Driver) Close() error {
 		return nil // a second Close is a no-op
 	}
 	for _, w := range d.watches {
-		release(w)
+		w.release()
 	}
-	d.watches, d.list, d.scratch, d.always, d.pending = nil, nil, nil, nil, fdcheck.Pending{}
+	d.watches, d.list = nil, nil
 	d.timer.Stop()
 	return nil
 }
 
-func (d *Driver) check(op string, fd int) error {
+// lookup returns the watch of fd, or why not: the driver is closed, fd is
+// not an int32 (as PollFd.Fd is), or fd is not watched (fs.ErrNotExist).
+func (d *Driver) lookup(op string, fd int) (*watch, error) {
 	if d.closed.Load() {
-		return errClosed(op)
+		return nil, errClosed(op)
 	}
-	// PollFd.Fd is an int32.
 	if fd < 0 || fd > math.MaxInt32 {
-		return fmt.Errorf("netpoll: %s fd %d: %w", op, fd, fs.ErrInvalid)
+		return nil, fmt.Errorf("netpoll: %s fd %d: %w", op, fd, fs.ErrInvalid)
 	}
-	return nil
+	w, ok := d.watches[fd]
+	if !ok {
+		return nil, fmt.Errorf("netpoll: %s fd %d: %w", op, fd, fs.ErrNotExist)
+	}
+	return w, nil
 }
 
-// setInterest makes exactly the directions in in watched. A new one is
-// armed by the next Wait's scan if it is not ready; a dropped one loses
-// its helper.
-func (d *Driver) setInterest(w *watch, in driver.Interest) {
-	old := w.in
-	w.in = in
-	if w.always {
-		if in != 0 && !w.inAlways {
-			w.inAlways = true
-			d.always = append(d.always, w)
-		}
-		return
-	}
-	for dir := range w.h {
-		if bit := dirInterest(dir); in&bit == 0 && old&bit != 0 {
-			w.armed &^= bit
-			if w.h[dir] != nil {
-				stopHelper(w, dir)
-			}
-		}
-	}
-}
-
-// arm hands a direction found not ready to its helper, started on first
-// use.
-func (d *Driver) arm(w *watch, dir int) {
-	w.armed |= dirInterest(dir)
-	if h := w.h[dir]; h != nil {
-		select {
-		case h.rearm <- struct{}{}:
-		default:
-		}
-		return
-	}
-	d.gen++
-	w.h[dir] = startHelper(d, w, dir, d.gen)
-}
-
-// forget drops w, and queues its Closed event if its fd was closed behind
-// the driver's back.
-func (d *Driver) forget(w *watch, closed bool) {
+// forget drops w: its helpers exit and its dup is closed. The next scan
+// takes it out of the list.
+func (d *Driver) forget(w *watch) {
 	delete(d.watches, w.fd)
-	last := len(d.list) - 1
-	d.list[w.idx] = d.list[last]
-	d.list[w.idx].idx = w.idx
-	d.list[last] = nil
-	d.list = d.list[:last]
-	release(w)
-	if closed {
-		d.pending.Add(w.tok)
-	}
+	w.forgotten = true
+	w.release()
 }
 
-// post is called by helpers.
-func (d *Driver) post(h *helper, failed bool) {
-	d.mu.Lock()
-	d.posts = append(d.posts, post{w: h.w, dir: h.dir, gen: h.gen, failed: failed})
-	d.mu.Unlock()
+// notify makes a blocked Wait return; it coalesces with a signal not yet
+// taken.
+func notify(signal chan struct{}) {
 	select {
-	case d.signal <- struct{}{}:
+	case signal <- struct{}{}:
 	default:
 	}
 }
 
-func errClosed(op string) error {
-	return fmt.Errorf("netpoll: %s: %w", op, driver.ErrClosed)
-}
+func errClosed(op string) error { return fmt.Errorf("netpoll: %s: %w", op, driver.ErrClosed) }

@@ -1,13 +1,17 @@
-//go:build unix
+//go:build unix && !aix
 
 package netpoll
 
 import (
+	"slices"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
 )
+
+// pollEvents maps an interest (Read is 1, Write 2) to poll(2) events.
+var pollEvents = [4]int16{0, unix.POLLIN, unix.POLLOUT, unix.POLLIN | unix.POLLOUT}
 
 // Wait implements driver.Driver. A blocking Wait blocks on a channel, not in
 // a system call, so a blocked loop holds no OS thread.
@@ -15,216 +19,89 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 	if d.closed.Load() {
 		return 0, errClosed("wait")
 	}
-	if len(events) == 0 {
-		return 0, nil
-	}
-	// A Wakeup since the last Wait is for this one, even a Wait(0), which
-	// consumes it (a post's signal goes with it: collect takes the posts).
-	woken := false
+	// A Wakeup or a helper's report since the last Wait is for this one.
 	select {
 	case <-d.signal:
-		woken = true
+		timeout = 0
 	default:
 	}
-	n := d.collect(events)
-	if n > 0 || woken {
-		timeout = 0
-	}
-	m, timeout, capped := d.sweep.BeforeWait(events[n:], timeout, len(d.list), d.validate)
-	n += m
-	if timeout == 0 {
+	if n := d.scan(events); n > 0 || timeout == 0 || len(events) == 0 {
 		return n, nil
 	}
-	timedOut := d.block(timeout)
-	n = d.collect(events)
-	if n == 0 && timedOut && capped {
-		n = d.sweep.AfterWait(events, d.validate)
-	}
-	return n, nil
-}
-
-// block waits for a Wakeup, a helper's post or the timeout (< 0: none),
-// rounded up to whole milliseconds: the runtime's poller sleeps in whole
-// milliseconds (netpoll_epoll.go, netpoll_kqueue.go), so a finer timer
-// would fire late anyway.
-func (d *Driver) block(timeout time.Duration) (timedOut bool) {
 	if timeout < 0 {
 		<-d.signal
-		return false
-	}
-	d.timer.Reset((timeout + time.Millisecond - 1).Truncate(time.Millisecond))
-	select {
-	case <-d.signal:
-		// Since Go 1.23 a stopped timer delivers nothing stale.
-		d.timer.Stop()
-		return false
-	case <-d.timer.C:
-		return true
-	}
-}
-
-// collect fills events with what is ready now, without blocking.
-func (d *Driver) collect(events []driver.Event) int {
-	n := d.pending.Flush(events)
-	d.takePosts()
-	n += d.scan(events[n:])
-	n += d.reportAlways(events[n:])
-	if n > 0 {
-		d.sweep.Activity()
-	}
-	return n
-}
-
-// takePosts notes the directions whose helpers reported ready, and have
-// therefore parked.
-func (d *Driver) takePosts() {
-	d.mu.Lock()
-	d.posts, d.spare = d.spare[:0], d.posts
-	d.mu.Unlock()
-	for i, p := range d.spare {
-		d.spare[i] = post{}
-		w, bit := p.w, dirInterest(p.dir)
-		if w.removed || w.h[p.dir] == nil || w.h[p.dir].gen != p.gen {
-			continue // from a helper stopped since
-		}
-		w.armed &^= bit
-		if p.failed {
-			for dir := range w.h {
-				if w.h[dir] != nil {
-					stopHelper(w, dir)
-				}
-			}
-			w.armed, w.always = 0, true
-			in := w.in
-			w.in = 0
-			d.setInterest(w, in)
+	} else {
+		// Rounded up to whole milliseconds: the runtime's poller sleeps in
+		// those, so a finer timer would fire late anyway.
+		d.timer.Reset((timeout + time.Millisecond - 1).Truncate(time.Millisecond))
+		select {
+		case <-d.signal:
+			d.timer.Stop() // since Go 1.23 a stopped timer delivers nothing stale
+		case <-d.timer.C:
 		}
 	}
+	return d.scan(events), nil
 }
 
-// scan checks every watch with one poll(2) on the user's fds. What is
-// ready is reported (again and again while it stays ready: level-
-// triggered); a direction not ready is armed, so that the runtime wakes a
-// blocked Wait when it becomes ready; an fd that poll finds closed
-// (POLLNVAL) is reported Closed and forgotten. Polling the user's number
-// rather than the dup is what lets a close show at once.
-//
-// Why every watch and not only those a helper reported: the runtime hands
-// readiness to helpers one goroutine at a time, so when the first report
-// wakes Wait, fds that became ready at the same moment may not be reported
-// yet, and level-triggered means that a Wait reports every ready fd.
+// scan polls every watched fd at once (the user's numbers, since only they
+// show a close: the dups keep the files open) and reports what is ready,
+// for as long as it stays ready. It arms each direction not ready, so that
+// the runtime wakes a blocked Wait when it becomes ready, and reports an fd
+// that poll finds closed (POLLNVAL) Closed, then forgets it. Every watch,
+// not only those whose helper spoke: the runtime hands readiness to helpers
+// one at a time, so fds that became ready with the first may not have
+// spoken yet.
 func (d *Driver) scan(events []driver.Event) int {
-	if len(d.list) == 0 || len(events) == 0 {
+	ws := slices.DeleteFunc(d.list, func(w *watch) bool { return w.forgotten })
+	d.list = ws
+	if len(ws) == 0 || len(events) == 0 {
 		return 0
 	}
-	// A copy, because a watch found closed is forgotten, which reorders
-	// the list.
-	ws := append(d.scratch[:0], d.list...)
-	d.scratch = ws
-	defer clear(ws)
 	pfds := d.pfds[:0]
 	for _, w := range ws {
-		fd, ev := int32(w.fd), pollEvents(w.in)
-		if w.always || ev == 0 {
-			fd = -1 // poll(2) ignores negative fds
+		// poll(2) ignores a negative fd: one with interest 0 reports
+		// nothing, even hung up.
+		p := unix.PollFd{Fd: -1}
+		if w.in != 0 {
+			p.Fd, p.Events = int32(w.fd), pollEvents[w.in]
 		}
-		pfds = append(pfds, unix.PollFd{Fd: fd, Events: ev})
+		pfds = append(pfds, p)
 	}
 	d.pfds = pfds
 	if _, err := pollNow(pfds); err != nil {
 		return 0
 	}
-	n := 0
-	start := d.rot % len(ws)
+	n, start := 0, d.rot
 	for j := range ws {
 		i := (start + j) % len(ws)
 		w, rev := ws[i], pfds[i].Revents
-		if pfds[i].Fd < 0 {
+		ev := driver.Event{Token: w.tok}
+		switch {
+		case pfds[i].Fd < 0:
 			continue
+		case rev&unix.POLLNVAL != 0:
+			ev.Closed = true
+		default:
+			ev.Ready = readiness(rev) & w.in
+			w.arm(d.signal, w.in&^ev.Ready)
 		}
-		if rev&unix.POLLNVAL != 0 {
-			d.forget(w, false)
-			n = d.pending.Put(events, n, w.tok)
-			continue
-		}
-		ready := readiness(rev) & w.in
-		if idle := w.in &^ ready &^ w.armed; idle != 0 {
-			for dir := range w.h {
-				if idle&dirInterest(dir) != 0 {
-					d.arm(w, dir)
-				}
-			}
-		}
-		if ready != 0 && n < len(events) {
-			events[n] = driver.Event{Token: w.tok, Ready: ready}
+		// A closed fd beyond the caller's slice stays watched, and the
+		// next scan finds it again.
+		if (ev.Ready != 0 || ev.Closed) && n < len(events) {
+			events[n] = ev
 			n++
 			d.rot = i + 1
+			if ev.Closed {
+				d.forget(w)
+			}
 		}
 	}
 	return n
-}
-
-func isAlways(w *watch) bool { return !w.removed && w.in != 0 }
-func leaveAlways(w *watch)   { w.inAlways = false }
-
-// reportAlways reports every watch the runtime poller refused.
-func (d *Driver) reportAlways(events []driver.Event) int {
-	d.always = prune(d.always, isAlways, leaveAlways)
-	n := 0
-	for _, w := range d.always {
-		if n == len(events) {
-			break
-		}
-		events[n] = driver.Event{Token: w.tok, Ready: w.in}
-		n++
-	}
-	return n
-}
-
-// validate is the driver's fdcheck.Check: it finds the watches whose fds
-// were closed behind the driver's back, reports them Closed, and forgets
-// them.
-func (d *Driver) validate(events []driver.Event) int {
-	n := 0
-	// Backwards, because forget moves the last watch into the hole.
-	for i := len(d.list) - 1; i >= 0; i-- {
-		if w := d.list[i]; !alive(w) {
-			d.forget(w, false)
-			n = d.pending.Put(events, n, w.tok)
-		}
-	}
-	return n
-}
-
-// prune keeps the watches for which keep holds, in order, calls drop on
-// the others, and clears the tail so that dropped watches can be collected.
-func prune(ws []*watch, keep func(*watch) bool, drop func(*watch)) []*watch {
-	out := ws[:0]
-	for _, w := range ws {
-		if keep(w) {
-			out = append(out, w)
-		} else {
-			drop(w)
-		}
-	}
-	clear(ws[len(out):])
-	return out
-}
-
-func pollEvents(in driver.Interest) pollEvent {
-	var ev pollEvent
-	if in&driver.Read != 0 {
-		ev |= unix.POLLIN
-	}
-	if in&driver.Write != 0 {
-		ev |= unix.POLLOUT
-	}
-	return ev
 }
 
 // readiness maps poll(2) revents to interest; hang-up and error count for
 // both directions.
-func readiness(rev pollEvent) driver.Interest {
+func readiness(rev int16) driver.Interest {
 	var in driver.Interest
 	if rev&unix.POLLIN != 0 {
 		in |= driver.Read
@@ -236,4 +113,14 @@ func readiness(rev pollEvent) driver.Interest {
 		in |= driver.Read | driver.Write
 	}
 	return in
+}
+
+// pollNow is poll(2) with a zero timeout.
+func pollNow(pfds []unix.PollFd) (int, error) {
+	for {
+		n, err := unix.Poll(pfds, 0)
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
 }

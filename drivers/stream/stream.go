@@ -12,28 +12,20 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
-	"github.com/revoltgo/eventloop/drivers/internal/fdcheck"
+	"github.com/revoltgo/eventloop/drivers/internal/waker"
 	"golang.org/x/sys/unix"
 )
 
 // Driver is a driver.Driver over poll(2). The zero value is not usable; call New.
 type Driver struct {
-	// pfds is the array handed to poll. pfds[0] is the wakeup fd; pfds[i]
+	// pfds is the array handed to poll. pfds[0] is the waker's fd; pfds[i]
 	// and regs[i] describe the same registration for i >= 1.
 	pfds  []unix.PollFd
 	regs  []registration
 	index map[int]int // fd -> i, so that Modify and Deregister need no scan
 	next  int         // where the next Wait starts looking, for fairness
 
-	// A close from another thread need not wake a blocked poll(2), and
-	// once a new file takes the number poll asks about that file and never
-	// reports POLLNVAL: so a sweep compares each fd's identity with the one
-	// it had at Register now and then, and caps a blocking Wait at the
-	// next sweep while fds are registered.
-	sweep   fdcheck.Sweep
-	pending fdcheck.Pending // Closed events found by Register, or beyond the caller's slice
-
-	wake   wakeup
+	wake   waker.Waker
 	closed atomic.Bool // read by Wakeup on other goroutines
 }
 
@@ -41,8 +33,7 @@ type registration struct {
 	fd   int
 	tok  driver.Token
 	in   driver.Interest
-	id   fdcheck.Ident // of the file at Register, to tell a reused number
-	dead bool          // reported Closed in this Wait; dropped before Wait returns
+	dead bool // reported Closed in this Wait; dropped before Wait returns
 }
 
 var (
@@ -50,14 +41,14 @@ var (
 	_ driver.WaitResolution = (*Driver)(nil)
 )
 
-// New opens the wakeup fd; it is the only kernel object the driver owns.
+// New opens the waker; it is the only kernel object the driver owns.
 func New() (*Driver, error) {
 	d := &Driver{index: make(map[int]int), next: 1}
-	if err := d.wake.open(); err != nil {
-		return nil, err
+	if err := d.wake.Open(); err != nil {
+		return nil, fmt.Errorf("stream: %w", err)
 	}
-	d.pfds = []unix.PollFd{{Fd: int32(d.wake.r), Events: unix.POLLIN}}
-	d.regs = []registration{{fd: d.wake.r}}
+	d.pfds = []unix.PollFd{{Fd: int32(d.wake.Fd()), Events: unix.POLLIN}}
+	d.regs = []registration{{fd: d.wake.Fd()}}
 	return d, nil
 }
 
@@ -72,29 +63,17 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("register", fd); err != nil {
 		return err
 	}
-	if i, ok := d.index[fd]; ok {
-		if d.alive(i) {
-			return fmt.Errorf("stream: register fd %d: %w", fd, fs.ErrExist)
-		}
-		// The number was closed and reused before a sweep noticed: the
-		// old registration is reported Closed by the next Wait.
-		old := d.regs[i].tok
-		d.remove(i)
-		d.pending.Add(old)
+	if _, ok := d.index[fd]; ok {
+		return fmt.Errorf("stream: register fd %d: %w", fd, fs.ErrExist)
 	}
 	if err := probe(fd); err != nil {
 		return fmt.Errorf("stream: register fd %d: %w", fd, err)
-	}
-	id, err := fdcheck.Identify(fd)
-	if err != nil {
-		return fmt.Errorf("stream: register fd %d: %w", fd, os.NewSyscallError("fstat", err))
 	}
 	var p unix.PollFd
 	setInterest(&p, fd, in)
 	d.index[fd] = len(d.pfds)
 	d.pfds = append(d.pfds, p)
-	d.regs = append(d.regs, registration{fd: fd, tok: tok, in: in & (driver.Read | driver.Write), id: id})
-	d.sweep.Activity()
+	d.regs = append(d.regs, registration{fd: fd, tok: tok, in: in & (driver.Read | driver.Write)})
 	return nil
 }
 
@@ -110,11 +89,12 @@ func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	setInterest(&d.pfds[i], fd, in)
 	d.regs[i].tok = tok
 	d.regs[i].in = in & (driver.Read | driver.Write)
-	d.sweep.Activity()
 	return nil
 }
 
-// Deregister implements driver.Driver.
+// Deregister implements driver.Driver. It makes no system call, so it
+// succeeds for an fd that was closed, or closed and its number reused,
+// while registered.
 func (d *Driver) Deregister(fd int) error {
 	if err := d.check("deregister", fd); err != nil {
 		return err
@@ -124,27 +104,20 @@ func (d *Driver) Deregister(fd int) error {
 		return fmt.Errorf("stream: deregister fd %d: %w", fd, fs.ErrNotExist)
 	}
 	d.remove(i)
-	d.sweep.Activity()
 	return nil
 }
 
 // Wakeup implements driver.Driver; it is safe from any goroutine.
-func (d *Driver) Wakeup() error {
-	if d.closed.Load() {
-		return driver.ErrClosed
-	}
-	return d.wake.signal()
-}
+func (d *Driver) Wakeup() error { return d.wake.Wakeup() }
 
-// Close closes the wakeup fd. The registered fds belong to the caller and
-// stay open.
+// Close closes the waker. The registered fds belong to the caller and stay
+// open.
 func (d *Driver) Close() error {
 	if !d.closed.CompareAndSwap(false, true) {
 		return nil // a second Close is a no-op
 	}
-	err := d.wake.close()
-	d.pfds, d.regs, d.index, d.pending = nil, nil, nil, fdcheck.Pending{}
-	return err
+	d.pfds, d.regs, d.index = nil, nil, nil
+	return d.wake.Close()
 }
 
 func (d *Driver) check(op string, fd int) error {
@@ -173,24 +146,13 @@ func probe(fd int) error {
 			return os.NewSyscallError("poll", err)
 		}
 	}
-	if p[0].Revents&unix.POLLNVAL == 0 {
+	if revents(&p[0])&unix.POLLNVAL == 0 {
 		return nil
 	}
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
 		return os.NewSyscallError("fcntl", err)
 	}
 	return fmt.Errorf("poll(2) cannot watch this file: %w", errors.ErrUnsupported)
-}
-
-// alive reports whether the fd of slot i still names the file registered
-// there. An fstat error other than EBADF says nothing about the number, so
-// the registration is kept.
-func (d *Driver) alive(i int) bool {
-	id, err := fdcheck.Identify(d.regs[i].fd)
-	if err != nil {
-		return err != unix.EBADF
-	}
-	return id == d.regs[i].id
 }
 
 // remove forgets the registration in slot i by moving the last one into it.

@@ -20,46 +20,38 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 	if d.closed.Load() {
 		return 0, driver.ErrClosed
 	}
-	filled := d.pending.Flush(events)
-	if filled > 0 {
-		timeout = 0
-	}
-	m, timeout, capped := d.sweep.BeforeWait(events[filled:], timeout, len(d.regs)-1, d.validate)
-	filled += m
-	if filled > 0 && filled == len(events) {
-		d.sweep.Activity()
-		return filled, nil
-	}
 	n, err := unix.Poll(d.pfds, pollTimeout(timeout))
 	if err != nil {
 		if err == unix.EINTR {
-			return filled, nil
+			return 0, nil
 		}
-		return filled, os.NewSyscallError("poll", err)
+		return 0, os.NewSyscallError("poll", err)
 	}
 	if n == 0 {
-		if capped && filled == 0 {
-			filled = d.sweep.AfterWait(events, d.validate)
-		}
-		if filled > 0 {
-			d.sweep.Activity()
-		}
-		return filled, nil
+		return 0, nil
 	}
 	if rev := revents(&d.pfds[0]); rev != 0 {
 		if rev&unix.POLLNVAL != 0 {
 			// Someone closed our own fd behind our back; every later poll
 			// would report it again, so stop rather than spin.
-			return filled, fmt.Errorf("stream: wakeup fd %d was closed: %w", d.wake.r, os.NewSyscallError("poll", unix.EBADF))
+			return 0, fmt.Errorf("stream: waker fd %d was closed: %w", d.pfds[0].Fd, os.NewSyscallError("poll", unix.EBADF))
 		}
-		d.wake.drain()
+		d.wake.Drain()
 		n--
 	}
+	return d.collect(events, n), nil
+}
 
+// collect reports the n registrations poll found with revents, starting
+// where the last Wait stopped. Those beyond the caller's slice keep their
+// revents for the next poll, which is level-triggered, so none is lost; a
+// POLLNVAL among them is likewise reported by a later Wait, and the
+// registration is forgotten only once it has been reported.
+func (d *Driver) collect(events []driver.Event, n int) int {
 	if d.next >= len(d.pfds) {
 		d.next = 1
 	}
-	dead := false
+	filled, dead := 0, false
 	i := d.next
 	for k := 1; k < len(d.pfds) && n > 0 && filled < len(events); k++ {
 		if rev := revents(&d.pfds[i]); rev != 0 {
@@ -85,10 +77,7 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 	if dead {
 		d.dropDead()
 	}
-	if filled > 0 {
-		d.sweep.Activity()
-	}
-	return filled, nil
+	return filled
 }
 
 // dropDead forgets every registration that Wait reported Closed. Walking
@@ -100,22 +89,6 @@ func (d *Driver) dropDead() {
 			d.remove(i)
 		}
 	}
-}
-
-// validate is the driver's fdcheck.Check: it reports Closed, and forgets,
-// every registration whose number no longer names the file registered
-// (closed, or closed and taken by another file), which poll(2) cannot
-// tell. Walking down keeps swap-removal correct, as in dropDead.
-func (d *Driver) validate(events []driver.Event) int {
-	n := 0
-	for i := len(d.regs) - 1; i >= 1; i-- {
-		if !d.alive(i) {
-			tok := d.regs[i].tok
-			d.remove(i)
-			n = d.pending.Put(events, n, tok)
-		}
-	}
-	return n
 }
 
 // revents widens Revents, which is int16 on most systems and uint16 on AIX
