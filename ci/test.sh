@@ -152,7 +152,8 @@ if [ "$mode" != quick ]; then
 	# checked by hand: on a cold cache each target costs a minute and a
 	# half, most of it compiling the standard library and test deps).
 	vet_targets="linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
-		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64"
+		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64
+		solaris/amd64 illumos/amd64 aix/ppc64"
 	build_targets="freebsd/386 freebsd/arm netbsd/386 netbsd/arm openbsd/386 openbsd/arm"
 	export logdir
 	# shellcheck disable=SC2016

@@ -38,6 +38,7 @@ type callbackExtra struct {
 	sig     os.Signal
 	sigFn   func(CallbackID, os.Signal)
 	created []uintptr // where it was registered, with WithTracing
+	notOpen error     // a watcher's fd was not open when it was made
 }
 
 // more returns c's out-of-line fields, allocating them on first use.

@@ -1,7 +1,10 @@
 // Package core is the scheduler of revoltgo/eventloop: a single-threaded
 // event loop with fibers, with the semantics of the PHP event loop Revolt,
-// written once over a narrow Driver seam (driver.go) that reports fd
-// readiness and can be woken.
+// written once over a narrow driver seam (package driver, aliased in
+// driver.go) that reports fd readiness and can be woken. The fd lifecycle
+// is the core's: which file a watcher belongs to (fds.go), finding fds
+// closed behind the loop's back (sweep.go), and closing owned fds
+// (closefd.go).
 //
 // # What it guarantees
 //
@@ -33,6 +36,11 @@
 //     the driver refuses, never hangs or spins the loop: its watchers are
 //     disabled and an *UncaughtError wrapping an *FDError that names the fd
 //     and the callback ids reaches the handler or Run.
+//   - A watcher belongs to the open file it was registered on, not to its
+//     number: when a watched fd is closed behind the loop and the number
+//     taken by a new file, only the old file's watchers are reported, and
+//     a watcher of the new file works from its first tick. Close owned fds
+//     with Loop.CloseFD, which never leaves anything to report.
 //
 // # Threading
 //

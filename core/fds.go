@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -44,31 +43,26 @@ func (l *Loop) fdState(fd int) *fdState {
 	return &l.fds[fd]
 }
 
-// A watcher has no timer, so its timer fields hold what the loop learnt of
-// its file when it was made (a callback stays 80 bytes): the identity, or,
-// if the fd was not open then (c.notOpen), fstat's errno.
+// A watcher has no timer, so its timer fields hold the identity of its
+// file (a callback stays 80 bytes). A watcher of an fd that was not open
+// keeps fstat's error out of line instead, as that path is rare.
 func (c *callback) file() fileID { return fileID{uint64(c.interval), uint64(c.deadline)} }
 
 func (c *callback) setFile(fd int) {
 	id, err := identify(fd)
 	if err != nil {
 		c.notOpen = true
-		errno, _ := err.(syscall.Errno)
-		c.deadline = int64(errno)
+		c.more().notOpen = fmt.Errorf("fd %d is not open (fstat: %w)", fd, err)
 		return
 	}
 	c.interval, c.deadline = time.Duration(id.dev), int64(id.ino)
-}
-
-func (c *callback) notOpenErr() error {
-	return fmt.Errorf("fd %d is not open (fstat: %w)", c.fd, syscall.Errno(c.deadline))
 }
 
 func (l *Loop) activateFD(c *callback) {
 	fd := int(c.fd)
 	st := l.fdState(fd)
 	if c.notOpen {
-		l.reportWatchers(fd, []*callback{c}, c.notOpenErr())
+		l.reportWatchers(fd, []*callback{c}, c.extra.notOpen)
 		return
 	}
 	if len(st.watchers) > 0 && st.file != c.file() {
