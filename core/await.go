@@ -38,7 +38,10 @@ func Await[T any](l *Loop, fn func(ctx context.Context) (T, error)) (T, error) {
 	if err != nil {
 		return zero, err
 	}
-	return v.(T), nil
+	// The comma-ok form: when T is an interface type and fn returned a nil
+	// one, v is a nil any, which a plain assertion to T panics on.
+	res, _ := v.(T)
+	return res, nil
 }
 
 // awaitContext is the context handed to Await functions; Close cancels it.

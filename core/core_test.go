@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,17 +116,67 @@ func TestCloseUnwindsSuspendedFibers(t *testing.T) {
 	assert.ErrorIs(t, l.Run(), core.ErrLoopClosed)
 }
 
+// sleepDriver tells the test when the loop has gone to sleep in it (a Wait
+// that may block) and counts the Wakeups that found it asleep.
+type sleepDriver struct {
+	*timerDriver
+	asleep   chan struct{} // a blocking Wait has begun
+	blocking atomic.Bool
+	woken    atomic.Int32 // Wakeups made while a blocking Wait was in progress
+}
+
+func (d *sleepDriver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	if timeout == 0 {
+		return d.timerDriver.Wait(events, 0)
+	}
+	d.blocking.Store(true)
+	defer d.blocking.Store(false)
+	select {
+	case d.asleep <- struct{}{}:
+	default:
+	}
+	return d.timerDriver.Wait(events, timeout)
+}
+
+func (d *sleepDriver) Wakeup() error {
+	if d.blocking.Load() {
+		d.woken.Add(1)
+	}
+	return d.timerDriver.Wakeup()
+}
+
+// A Post from another goroutine wakes a loop asleep in its driver. The
+// goroutine posts once the loop is in a blocking Wait (not after a sleep
+// that hopes so), the driver checks that the wakeup found it there, and a
+// watchdog timer, the only thing that keeps the loop alive, turns a lost
+// wakeup into a failure after a few seconds.
 func TestPostFromGoroutineWakesLoop(t *testing.T) {
-	l := newLoop(t)
+	d := &sleepDriver{timerDriver: newTimerDriver(), asleep: make(chan struct{}, 1)}
+	l := core.New(d)
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	const watchdog = 5 * time.Second
 	s := l.Suspension()
+	l.Delay(watchdog, func(core.CallbackID) {
+		s.Throw(fmt.Errorf("watchdog: not resumed %v after the loop went to sleep: the Post did not wake it", watchdog))
+	})
+	posted := make(chan error, 1)
 	go func() {
-		time.Sleep(5 * time.Millisecond)
-		_ = l.Post(func() { s.Resume("posted") })
+		select {
+		case <-d.asleep:
+			posted <- l.Post(func() { s.Resume("posted") })
+		case <-time.After(2 * watchdog):
+			posted <- errors.New("the loop never went to sleep in its driver")
+		}
 	}()
-	l.Repeat(time.Hour, func(core.CallbackID) {}) // keeps the loop blocked
 	v, err := s.Suspend()
+	require.NoError(t, <-posted)
 	require.NoError(t, err)
 	assert.Equal(t, "posted", v)
+	assert.Equal(t, int32(1), d.woken.Load(), "Wakeups that found the loop asleep in its driver")
 }
 
 // gatedDriver holds a blocking Wait until the test opens the gate, however

@@ -3,6 +3,8 @@ package core_test
 import (
 	"context"
 	"errors"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,6 +33,36 @@ func TestAwaitFromMainReturnsError(t *testing.T) {
 	boom := errors.New("boom")
 	_, err := core.Await(l, func(context.Context) (string, error) { return "", boom })
 	assert.ErrorIs(t, err, boom)
+}
+
+// Await over an interface type hands back a nil interface value as fn
+// returned it, from main and from a fiber, instead of panicking on the type
+// assertion of the nil it was resumed with.
+func TestAwaitNilInterfaceResult(t *testing.T) {
+	l := newLoop(t)
+	var r io.Reader = strings.NewReader("unset")
+	var err error
+	msg := panicMessage(func() {
+		r, err = core.Await(l, func(context.Context) (io.Reader, error) { return nil, nil })
+	})
+	require.Empty(t, msg, "Await[io.Reader] from main returning nil panicked")
+	require.NoError(t, err)
+	assert.Nil(t, r)
+
+	got := errors.New("unset")
+	var gotErr error
+	l.Defer(func(core.CallbackID) {
+		got, gotErr = core.Await(l, func(context.Context) (error, error) { return nil, nil })
+	})
+	require.NoError(t, l.Run(), "Await[error] in a fiber returning nil")
+	require.NoError(t, gotErr)
+	assert.Nil(t, got)
+
+	// A non-nil interface value still comes through as it was.
+	want := strings.NewReader("x")
+	r, err = core.Await(l, func(context.Context) (io.Reader, error) { return want, nil })
+	require.NoError(t, err)
+	assert.Same(t, want, r)
 }
 
 // Close cancels the context of a pending Await and waits for it, so that

@@ -3,6 +3,7 @@ package core_test
 import (
 	"errors"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
@@ -62,12 +63,29 @@ func (d *timerDriver) Wakeup() error {
 	return nil
 }
 
+// Close keeps the contract: afterwards Wakeup says ErrClosed, and a second
+// Close is a no-op that returns nil.
 func (d *timerDriver) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		return core.ErrClosed
-	}
 	d.closed = true
 	return nil
+}
+
+// The fake drivers keep the Close sentence of the driver contract, so that
+// the core's tests do not lean on a behaviour no real driver has: after
+// Close, Wakeup returns an error matching ErrClosed, and a second Close is a
+// no-op that returns nil.
+func TestFakeDriversCloseTwice(t *testing.T) {
+	for _, d := range []core.Driver{newTimerDriver(), newScriptFD()} {
+		if err := d.Close(); err != nil {
+			t.Errorf("%s: Close: %v", d.Name(), err)
+		}
+		if err := d.Wakeup(); !errors.Is(err, core.ErrClosed) {
+			t.Errorf("%s: Wakeup after Close: %v, want an error matching ErrClosed", d.Name(), err)
+		}
+		if err := d.Close(); err != nil {
+			t.Errorf("%s: second Close: %v, want nil (a no-op)", d.Name(), err)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package core_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -114,12 +115,27 @@ type harness struct {
 	failure    string
 	events     []string
 	nestedRuns int
+
+	// The FDErrors owed to the error handler, in order: one per fd a Wait
+	// reported closed, naming the watchers active on it then.
+	owed []fdErrWant
+}
+
+// fdErrWant is an FDError the loop owes for an fd reported closed in tick.
+type fdErrWant struct {
+	tick uint64
+	fd   int
+	cbs  []*mcb // in order of activation, as the loop lists them
 }
 
 func newHarness() *harness {
 	h := &harness{drv: newScriptFD(), start: time.Now()}
-	h.l = core.New(h.drv)
+	h.l = core.New(h.drv, core.WithoutFileIDs())
 	h.drv.onWait = h.onWait
+	// Errors go to the handler, so that a closed fd's FDError is checked
+	// where the loop hands it over, in the tick that found it; the model
+	// owes no other error.
+	h.l.SetErrorHandler(h.onError)
 	h.lastMark = time.Now()
 	return h
 }
@@ -254,6 +270,7 @@ func (h *harness) onCallback(c *mcb, id core.CallbackID, fd int) {
 	h.calls++
 	T := h.ticks()
 	h.logf("run #%d %s (%v d=%v fd=%d armed t%d)", c.n, id, c.kind, c.d, c.fd, c.armTick)
+	h.checkOwed("callback " + id.String())
 	h.enterTick(T)
 	if id != c.id || (c.kind.isFD() && fd != c.fd) {
 		h.fail("callback #%d got id %s fd %d, want %s fd %d", c.n, id, fd, c.id, c.fd)
@@ -316,6 +333,7 @@ func (h *harness) onMicrotask(m *mtask) {
 		return // Close promises nothing about microtasks left from main
 	}
 	h.logf("microtask %d", m.n)
+	h.checkOwed(fmt.Sprintf("microtask %d", m.n))
 	h.enterTick(h.ticks())
 	if len(h.fifo) == 0 || h.fifo[0] != m {
 		h.fail("microtask %d ran out of order", m.n)
@@ -446,6 +464,7 @@ func (h *harness) runAct(a act, main bool) bool {
 			return false
 		}
 		h.logf("resumed %d", sp.n)
+		h.checkOwed(fmt.Sprintf("the resumption of suspension %d", sp.n))
 		h.enterTick(h.ticks())
 		if len(h.fifo) == 0 || h.fifo[0].susp != sp || sp.state != sQueued {
 			h.fail("suspension %d resumed out of order (state %d)", sp.n, sp.state)
@@ -494,6 +513,17 @@ func (h *harness) runAct(a act, main bool) bool {
 		fd := fdBase + int(a.a)%nFDs
 		h.drv.ready[fd] = core.Interest(a.b) & (core.Read | core.Write)
 		h.logf("ready fd %d = %v", fd, h.drv.ready[fd])
+	case opFDGone:
+		if !main {
+			// Like readiness: whether the report comes in the current tick
+			// or the next would depend on whether that tick blocks.
+			return true
+		}
+		fd := fdBase + int(a.a)%nFDs
+		m := goneMode(a.b % byte(nGoneModes))
+		// Only a registered fd is reported; onWait learns which were.
+		ok := h.drv.setGone(fd, m)
+		h.logf("fd %d gone (%v), registered %v", fd, m, ok)
 	}
 	return true
 }
@@ -533,6 +563,7 @@ func (h *harness) mainRun() {
 	h.inRun = false
 	T := h.ticks()
 	h.logf("Run returned %v", err)
+	h.checkOwed("the return of Run")
 	if err != nil {
 		h.fail("Run: %v", err)
 	}
@@ -565,13 +596,15 @@ func (h *harness) mainRun() {
 
 // onWait runs inside the driver's Wait, on the loop fiber: it checks that
 // the fds registered are exactly those with an active watcher, with the
-// union of their interests, and rescues a loop that would wait forever on
+// union of their interests, records the FDError the loop owes for each fd
+// this Wait reports closed, and rescues a loop that would wait forever on
 // fds the program never makes ready (a legitimate state the model must
 // recognise, not a bug).
-func (h *harness) onWait(timeout time.Duration, nothingReady bool) {
+func (h *harness) onWait(timeout time.Duration, nothingReady bool, closed []int) {
 	if h.closing {
 		return
 	}
+	h.checkOwed("the next Wait")
 	T := h.ticks()
 	want := map[int]core.Interest{}
 	for _, c := range h.cbs {
@@ -588,6 +621,19 @@ func (h *harness) onWait(timeout time.Duration, nothingReady bool) {
 		if ok != (want[fd] != 0) || r.in != want[fd] {
 			h.fail("tick %d: fd %d registered=%v interest %v, want %v", T, fd, ok, r.in, want[fd])
 		}
+	}
+	for _, fd := range closed {
+		w := fdErrWant{tick: T, fd: fd}
+		for _, c := range h.cbs {
+			if c.kind.isFD() && c.fd == fd && c.enabled && !c.cancelled && c.armTick < T {
+				w.cbs = append(w.cbs, c)
+			}
+		}
+		// The loop keeps an fd's watchers in order of activation: the
+		// order of their last arming.
+		sort.Slice(w.cbs, func(i, j int) bool { return w.cbs[i].armSeq < w.cbs[j].armSeq })
+		h.logf("fd %d reported closed; owed an FDError for %d watchers", fd, len(w.cbs))
+		h.owed = append(h.owed, w)
 	}
 	if timeout >= 0 || !nothingReady || h.postPending {
 		return
@@ -615,6 +661,7 @@ func (h *harness) rescue() {
 	defer func() { h.exited++ }()
 	T := h.ticks()
 	h.logf("rescue post")
+	h.checkOwed("the rescue post")
 	h.enterTick(T)
 	if len(h.fifo) > 0 {
 		h.fail("post ran with %d microtasks still queued", len(h.fifo))
@@ -625,7 +672,64 @@ func (h *harness) rescue() {
 	h.mark()
 }
 
+// onError is the loop's error handler. The only errors the model owes are
+// the FDErrors of the fds a Wait reported closed, in the order reported,
+// each in the tick of its report and before any callback runs: the error
+// names the fd, ErrFDClosed and the watchers that were active on it, in
+// order; the loop has disabled them (not cancelled: they keep their ids,
+// and Enable registers the fd again).
+func (h *harness) onError(err error) {
+	T := h.ticks()
+	h.logf("error handler: %v", err)
+	h.enterTick(T)
+	if len(h.owed) == 0 {
+		h.fail("tick %d: the error handler got %v, and no error is owed", T, err)
+		return
+	}
+	w := h.owed[0]
+	h.owed = h.owed[1:]
+	var u *core.UncaughtError
+	var fe *core.FDError
+	if !errors.As(err, &u) || !errors.As(err, &fe) {
+		h.fail("tick %d: the error handler got %T %v, want an *UncaughtError with the *FDError of fd %d", T, err, err, w.fd)
+		return
+	}
+	ids := make([]core.CallbackID, len(w.cbs))
+	for i, c := range w.cbs {
+		ids[i] = c.id
+	}
+	if fe.FD != w.fd || !slices.Equal(fe.IDs, ids) || !errors.Is(fe.Err, core.ErrFDClosed) {
+		h.fail("tick %d: FDError for fd %d, watchers %v, cause %v; want fd %d, watchers %v, ErrFDClosed", T, fe.FD, fe.IDs, fe.Err, w.fd, ids)
+	}
+	if T != w.tick {
+		h.fail("the FDError of fd %d, reported closed in tick %d, came in tick %d", w.fd, w.tick, T)
+	}
+	if len(w.cbs) > 0 {
+		typ := core.TypeReadable
+		if w.cbs[0].kind == kWritable {
+			typ = core.TypeWritable
+		}
+		if u.ID != ids[0] || u.Type != typ {
+			h.fail("tick %d: UncaughtError for fd %d names %s (%v), want its first watcher %s (%v)", T, w.fd, u.ID, u.Type, ids[0], typ)
+		}
+	}
+	for _, c := range w.cbs {
+		c.enabled = false
+		h.checkState(c)
+	}
+	h.mark()
+}
+
+// checkOwed fails if an FDError owed is still undelivered when what comes
+// next: the loop raises the errors of a Wait before it runs any callback.
+func (h *harness) checkOwed(next string) {
+	for _, w := range h.owed {
+		h.fail("fd %d was reported closed in tick %d, but its FDError had not reached the error handler by %s", w.fd, w.tick, next)
+	}
+}
+
 func (h *harness) close() {
+	h.checkOwed("Close")
 	h.closing = true
 	h.logf("Close")
 	if err := h.l.Close(); err != nil {

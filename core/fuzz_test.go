@@ -60,11 +60,16 @@ const (
 	opStop
 	opRun // inside the loop: a nested Run, which must fail
 	opSetReady
+	// The fake driver reports fd a closed (b picks a goneMode) at its next
+	// Wait, if it is registered. Added after the corpus was written: as op
+	// bytes the stored inputs use only values below it, which decode as
+	// they did (a byte is taken modulo nOps).
+	opFDGone
 	nOps
 )
 
 var opNames = [nOps]string{"Defer", "Delay", "Repeat", "OnReadable", "OnWritable", "Enable", "Disable", "Cancel",
-	"Reference", "Unreference", "Queue", "Suspend", "Resume", "Stop", "Run", "SetReady"}
+	"Reference", "Unreference", "Queue", "Suspend", "Resume", "Stop", "Run", "SetReady", "FDGone"}
 
 // Bounds that keep every input well under 100 ms.
 const (
@@ -122,7 +127,7 @@ func decodeAct(r *reader, depth int) act {
 		}
 	case opEnable, opDisable, opCancel, opReference, opUnreference, opResume:
 		a.a = r.next()
-	case opSetReady:
+	case opSetReady, opFDGone:
 		a.a, a.b = r.next(), r.next()
 	}
 	return a

@@ -24,29 +24,36 @@ func TestRunLockedThenUnlocked(t *testing.T) {
 		v, _ = s.Suspend()
 		got = append(got, v)
 	})
-	done := make(chan struct{})
+	// The goroutines only report: every check runs here, on the test's
+	// goroutine (require's FailNow must not run anywhere else).
+	runErr := make(chan error, 1)
 	go func() {
-		defer close(done)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		require.NoError(t, l.Run()) // the fiber is created here, suspended
+		runErr <- l.Run() // the fiber is created here, suspended
 	}()
-	<-done
+	require.NoError(t, <-runErr)
 	l.Defer(func(core.CallbackID) { s.Resume(1) })
 	require.NoError(t, l.Run()) // unlocked: resumes it once
-	done = make(chan struct{})
+	type result struct {
+		v               any
+		suspErr, runErr error
+	}
+	res := make(chan result, 1)
 	go func() {
-		defer close(done)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		l.Defer(func(core.CallbackID) { s.Resume(2) })
 		main := l.Suspension()
 		l.Delay(0, func(core.CallbackID) { main.Resume("main") })
-		v, err := main.Suspend()
-		assert.NoError(t, err)
-		assert.Equal(t, "main", v)
-		assert.NoError(t, l.Run())
+		var r result
+		r.v, r.suspErr = main.Suspend()
+		r.runErr = l.Run()
+		res <- r
 	}()
-	<-done
+	r := <-res
+	require.NoError(t, r.suspErr)
+	assert.Equal(t, "main", r.v)
+	require.NoError(t, r.runErr)
 	assert.Equal(t, []any{1, 2}, got)
 }

@@ -114,17 +114,26 @@ func TestPostsBeforeCloseRunInOrder(t *testing.T) {
 	l := core.New(newTimerDriver())
 	const writers, each = 8, 500
 	got := make([][]int, writers)
+	// Each writer reports its first Post error; the checks run here, on the
+	// test's goroutine (require's FailNow must not run anywhere else).
+	postErr := make([]error, writers)
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				require.NoError(t, l.Post(func() { got[w] = append(got[w], i) }))
+				if err := l.Post(func() { got[w] = append(got[w], i) }); err != nil {
+					postErr[w] = fmt.Errorf("writer %d, post %d: %w", w, i, err)
+					return
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	for _, err := range postErr {
+		require.NoError(t, err)
+	}
 	require.NoError(t, l.Close())
 	for w := range writers {
 		require.Len(t, got[w], each)
