@@ -268,16 +268,23 @@ func dcWaitDoesNotAllocate(t *testing.T, d core.Driver) {
 	if n := testing.AllocsPerRun(10, func() { d.Wait(ev, time.Millisecond) }); n != 0 {
 		t.Errorf("Wait(1ms) timing out allocates %v times per call", n)
 	}
-	// Wakeup is allowed to allocate; the Wait that consumes it is not.
-	var waits uint64
-	for range 10 {
-		if err := d.Wakeup(); err != nil {
-			t.Fatalf("Wakeup: %v", err)
+	// Wakeup is allowed to allocate; the Wait that consumes it is not. The
+	// count is the process's (whatever else runs, the runtime included, is
+	// in it), so the least of five tries counts: a Wait that allocates
+	// does so in every one of them.
+	least := uint64(1 << 63)
+	for range 5 {
+		var waits uint64
+		for range 10 {
+			if err := d.Wakeup(); err != nil {
+				t.Fatalf("Wakeup: %v", err)
+			}
+			waits += dcMallocs(func() { d.Wait(ev, time.Second) })
 		}
-		waits += dcMallocs(func() { d.Wait(ev, time.Second) })
+		least = min(least, waits)
 	}
-	if waits != 0 {
-		t.Errorf("Wait woken by Wakeup allocates: %d allocations in 10 calls", waits)
+	if least != 0 {
+		t.Errorf("Wait woken by Wakeup allocates: at least %d allocations in 10 calls, in each of 5 tries", least)
 	}
 }
 

@@ -38,6 +38,10 @@ type kqueue struct {
 	fd  int
 	buf *C.struct_kevent // maxEvents of them, in C memory, which cgocheck never scans
 	ts  C.struct_timespec
+	// chg holds two changes in C memory, so that a change does not move
+	// to the heap on its way to C: [0] for the loop's goroutine, [1] for
+	// the trigger, which the waker runs for one Wakeup at a time.
+	chg *C.struct_kevent
 
 	// The kqueue fd is the write end of a pipe. libkqueue's thread, told
 	// through the read end that it was closed, then closes the epoll fd,
@@ -59,6 +63,7 @@ func openKqueue() (*kqueue, error) {
 	}
 	k := &kqueue{fd: int(fd), peer: -1}
 	k.buf = (*C.struct_kevent)(C.malloc(maxEvents * C.sizeof_struct_kevent))
+	k.chg = (*C.struct_kevent)(C.calloc(2, C.sizeof_struct_kevent))
 	unix.CloseOnExec(k.fd)
 	// pipe(2) hands out the read end first: just below the write end,
 	// unless another thread took numbers in between.
@@ -73,8 +78,13 @@ func openKqueue() (*kqueue, error) {
 }
 
 func (k *kqueue) change(ident, filter, flags int, fflags uint32) error {
-	ch := C.struct_kevent{ident: C.uintptr_t(ident), filter: C.short(filter), flags: C.ushort(flags), fflags: C.uint(fflags)}
-	r, err := C.kevent(C.int(k.fd), &ch, 1, nil, 0, nil)
+	slot := 0
+	if filter == filtUser && fflags == noteTrigger {
+		slot = 1
+	}
+	ch := &unsafe.Slice(k.chg, 2)[slot]
+	*ch = C.struct_kevent{ident: C.uintptr_t(ident), filter: C.short(filter), flags: C.ushort(flags), fflags: C.uint(fflags)}
+	r, err := C.kevent(C.int(k.fd), ch, 1, nil, 0, nil)
 	if r < 0 && err == nil && flags&evAdd != 0 {
 		return unix.EEXIST // EV_ADD on an existing knote leaves errno unset (bug 2)
 	}
@@ -107,6 +117,7 @@ func (k *kqueue) event(i int) (ident, filter, flags int) {
 func (k *kqueue) close() error {
 	err := unix.Close(k.fd)
 	C.free(unsafe.Pointer(k.buf))
+	C.free(unsafe.Pointer(k.chg))
 	for pause := 10 * time.Microsecond; err == nil && k.peer >= 0 && pause < time.Second; pause *= 2 {
 		if id, _, err := identify(k.peer); err != nil || id != k.peerID {
 			break
