@@ -74,6 +74,7 @@ func (l *Loop) newFiber() *fiber {
 	f := &fiber{l: l}
 	f.next, f.stop = iter.Pull(func(yield func(struct{}) bool) {
 		f.yield = yield
+		l.markFiber()
 		f.body()
 	})
 	l.fibers.add(f)

@@ -70,9 +70,10 @@ type Loop struct {
 	mainWait     *Suspension // the main Suspend in progress
 	mainIntr     interrupt   // what the loop fiber handed main
 	mainDeadlock error
-	proxy        *proxy // the goroutine that switches to fibers for main (run.go)
-	dump         string // what opDump found
-	fibersLive   int    // fibers with a task in progress (not parked in the pool)
+	proxy        *proxy    // the goroutine that switches to fibers for main (run.go)
+	mark         fiberMark // how a fiber of this loop knows itself (infiber.go)
+	dump         string    // what opDump found
+	fibersLive   int       // fibers with a task in progress (not parked in the pool)
 	entered      atomic.Bool
 	intr         interrupt
 	stopped      bool
