@@ -25,6 +25,8 @@ func (l *Loop) Close() error {
 	l.postShut = true
 	l.postMu.Unlock()
 	l.closedFlag.Store(true)
+	l.doneOnce.Do(l.initDone)
+	close(l.done)
 	l.enter(opClose)
 	err := l.driver.Close()
 	if err != nil {
@@ -35,6 +37,16 @@ func (l *Loop) Close() error {
 	l.dropReferences()
 	return errors.Join(errs...)
 }
+
+// Done returns a channel that is closed when Close begins. Like Post, it
+// is safe from any goroutine: a goroutine blocked on work of the loop
+// (package socket) selects on it to learn that the work will never come.
+func (l *Loop) Done() <-chan struct{} {
+	l.doneOnce.Do(l.initDone)
+	return l.done
+}
+
+func (l *Loop) initDone() { l.done = make(chan struct{}) }
 
 // IsClosed reports whether Close has begun. Like Post, it is safe from any
 // goroutine: a process-wide holder of a loop (eventloop.Default) asks it to

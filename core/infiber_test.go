@@ -99,3 +99,22 @@ func TestInFiberFromAnotherGoroutineWhileRunning(t *testing.T) {
 		t.Fatal("a goroutine that is not a fiber was taken for one")
 	}
 }
+
+// Done is closed when Close begins, and Close stays idempotent.
+func TestDoneClosedByClose(t *testing.T) {
+	l := core.New(newTimerDriver())
+	done := l.Done()
+	select {
+	case <-done:
+		t.Fatal("Done closed before Close")
+	default:
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if err := l.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	<-l.Done()
+}

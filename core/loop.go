@@ -53,6 +53,8 @@ type Loop struct {
 	sleeping    atomic.Bool // the loop is in (or about to enter) a blocking Wait
 	postShut    bool        // guarded by postMu: Close has begun
 	closedFlag  atomic.Bool // Close has begun: IsClosed, from any goroutine
+	doneOnce    sync.Once
+	done        chan struct{} // closed when Close begins: Done
 	_           [cacheLine]byte
 	postSpare   []func()
 	postQueued  int // posts moved to the callback queue and not yet run
