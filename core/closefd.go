@@ -46,6 +46,7 @@ func (l *Loop) releaseFD(fd int) {
 		st := &l.fds[fd]
 		ws := st.watchers
 		st.watchers = nil
+		st.held = 0
 		if st.registered {
 			st.registered = false
 			l.watching--

@@ -54,6 +54,10 @@ func (l *Loop) Cancel(id CallbackID) {
 }
 
 func (l *Loop) cancel(c *callback) {
+	if (c.typ == TypeReadable || c.typ == TypeWritable) && l.releaseHold(c) && !c.active {
+		// Disabled already: nothing else will tell the driver.
+		l.syncFD(int(c.fd), &l.fds[c.fd])
+	}
 	l.disable(c)
 	s := c.id.slot()
 	*c = callback{heapIdx: -1, enq: c.enq}

@@ -23,12 +23,21 @@ type fileID struct{ dev, ino uint64 }
 // activation (all of them watchers of file), and its registration with the
 // driver. gen goes into the token of every registration, so an event that a
 // driver reports for an older registration of the same number is dropped.
+//
+// A watcher that has been active holds the registration until it is
+// cancelled (held counts them): disabling it takes its interest away
+// (Modify, possibly to 0) but does not deregister the fd, so code that
+// waits on an fd again and again, enabling and disabling one watcher,
+// registers it with the driver once for its life. That matters where a
+// registration costs resources (netpoll dups the fd: re-registering fails
+// once the process is out of descriptors).
 type fdState struct {
 	watchers   []*callback
 	file       fileID
 	gen        uint32
 	registered bool
 	interest   Interest
+	held       int32
 }
 
 func token(fd int, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(uint32(fd))) }
@@ -65,7 +74,7 @@ func (l *Loop) activateFD(c *callback) {
 		l.reportWatchers(fd, []*callback{c}, c.extra.notOpen)
 		return
 	}
-	if len(st.watchers) > 0 && st.file != c.file() {
+	if st.registered && st.file != c.file() {
 		// Two files under one number: the one it names now keeps it.
 		cur, err := identify(fd)
 		if err != nil || cur != st.file {
@@ -76,11 +85,34 @@ func (l *Loop) activateFD(c *callback) {
 			return
 		}
 	}
-	if len(st.watchers) == 0 {
+	if !st.registered {
 		st.file = c.file()
 	}
 	st.watchers = append(st.watchers, c)
 	l.syncFD(fd, st)
+	if st.registered && c.active && c.seq != heldBy(st) {
+		c.seq = heldBy(st)
+		st.held++
+	}
+}
+
+// A watcher's seq (a timer field) says which registration it holds: the
+// generation of its fd's registration, plus one (0: none).
+func heldBy(st *fdState) uint64 { return uint64(st.gen) + 1 }
+
+// releaseHold lets go of the registration c holds, before c is cancelled;
+// it reports whether c held one.
+func (l *Loop) releaseHold(c *callback) bool {
+	if c.seq == 0 || int(c.fd) >= len(l.fds) {
+		return false
+	}
+	st := &l.fds[c.fd]
+	held := st.registered && c.seq == heldBy(st)
+	c.seq = 0
+	if held {
+		st.held--
+	}
+	return held
 }
 
 func (l *Loop) deactivateFD(c *callback) {
@@ -110,13 +142,19 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 	l.sweep.active = true
 	var err error
 	switch {
-	case len(st.watchers) == 0:
+	case len(st.watchers) == 0 && st.held == 0:
 		if st.registered {
 			st.registered = false
 			l.watching--
 			// An error here means the fd is gone already (closed before its
 			// watchers were cancelled); there is nothing left to undo.
 			_ = l.driver.Deregister(fd)
+		}
+	case len(st.watchers) == 0:
+		if st.registered && st.interest != 0 {
+			if err = l.driver.Modify(fd, token(fd, st.gen), 0); err == nil {
+				st.interest = 0
+			}
 		}
 	case !st.registered:
 		st.gen++
@@ -140,6 +178,7 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
 	ws := st.watchers
 	st.watchers = nil
+	st.held = 0
 	if st.registered {
 		st.registered = false
 		l.watching--

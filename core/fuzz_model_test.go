@@ -59,6 +59,7 @@ type mcb struct {
 	enabled   bool
 	ref       bool
 	cancelled bool
+	held      bool      // an fd watcher that has been active holds its fd's registration until cancelled or dropped
 	armTick   uint64    // tick of the last registration, Enable or re-arm: runs no earlier than armTick+1
 	armSeq    int       // program order of that arming
 	armLow    time.Time // no later than the loop's reading of the clock for it
@@ -254,7 +255,7 @@ func (h *harness) cleanup() {
 	for _, c := range h.cbs {
 		if !c.cancelled {
 			h.l.Cancel(c.id)
-			c.cancelled, c.enabled = true, false
+			c.cancelled, c.enabled, c.held = true, false, false
 		}
 	}
 }
@@ -420,11 +421,14 @@ func (h *harness) runAct(a act, main bool) bool {
 		case opDisable:
 			l.Disable(c.id)
 			if !c.cancelled {
+				if c.kind.isFD() && c.enabled && c.armTick < h.ticks() {
+					c.held = true // it was active: disabling keeps the registration
+				}
 				c.enabled = false
 			}
 		case opCancel:
 			l.Cancel(c.id)
-			c.cancelled, c.enabled = true, false
+			c.cancelled, c.enabled, c.held = true, false, false
 		case opReference:
 			err := l.Reference(c.id)
 			if c.cancelled != errors.Is(err, core.ErrInvalidCallback) || !c.cancelled && err != nil {
@@ -607,22 +611,32 @@ func (h *harness) onWait(timeout time.Duration, nothingReady bool, closed []int)
 	h.checkOwed("the next Wait")
 	T := h.ticks()
 	want := map[int]core.Interest{}
+	held := map[int]bool{}
 	for _, c := range h.cbs {
 		if c.kind.isFD() && c.enabled && !c.cancelled && c.armTick < T {
+			c.held = true
 			if c.kind == kReadable {
 				want[c.fd] |= core.Read
 			} else {
 				want[c.fd] |= core.Write
 			}
 		}
+		if c.held {
+			held[c.fd] = true
+		}
 	}
 	for fd := fdBase; fd < fdBase+nFDs; fd++ {
 		r, ok := h.drv.reg[fd]
-		if ok != (want[fd] != 0) || r.in != want[fd] {
+		if ok != held[fd] || r.in != want[fd] {
 			h.fail("tick %d: fd %d registered=%v interest %v, want %v", T, fd, ok, r.in, want[fd])
 		}
 	}
 	for _, fd := range closed {
+		for _, c := range h.cbs {
+			if c.fd == fd && c.kind.isFD() {
+				c.held = false // the loop dropped the fd: its registration is gone
+			}
+		}
 		w := fdErrWant{tick: T, fd: fd}
 		for _, c := range h.cbs {
 			if c.kind.isFD() && c.fd == fd && c.enabled && !c.cancelled && c.armTick < T {
@@ -632,6 +646,11 @@ func (h *harness) onWait(timeout time.Duration, nothingReady bool, closed []int)
 		// The loop keeps an fd's watchers in order of activation: the
 		// order of their last arming.
 		sort.Slice(w.cbs, func(i, j int) bool { return w.cbs[i].armSeq < w.cbs[j].armSeq })
+		if len(w.cbs) == 0 {
+			// Registered only by disabled watchers: nothing ran, nothing to report.
+			h.logf("fd %d reported closed with no active watcher; nothing owed", fd)
+			continue
+		}
 		h.logf("fd %d reported closed; owed an FDError for %d watchers", fd, len(w.cbs))
 		h.owed = append(h.owed, w)
 	}
