@@ -142,6 +142,7 @@ cell "vet bench module (peers)" go -C bench vet ./...
 cell "test -race cmd" go test -race -count=1 -v ./cmd/...
 # A smoke run of the measurements, peers included: no speed is asserted.
 cell "smoke: eventloop bench --quick" go run ./cmd/eventloop bench --quick
+cell "smoke: eventloop bench --net --quick" go run ./cmd/eventloop bench --net --quick
 cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
 
 if [ "$mode" != quick ]; then

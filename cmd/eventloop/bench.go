@@ -34,6 +34,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "markdown", "output format: markdown or json")
 	peers := fs.Bool("peers", true, "also run the peers (module bench/, needs the go command and a clone)")
 	svg := fs.String("svg", "", "also draw resume depth and memory against N (first driver) into this SVG file")
+	netMode := fs.Bool("net", false, "measure TCP echo servers instead, ours and the peers, each in a process of its own (see netbench.go)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,6 +59,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("driver %q is not offered by this build (offered: %v)", *driver, cfg.drivers)
 		}
 		cfg.drivers = []string{*driver}
+	}
+	if *netMode {
+		if *svg != "" {
+			return errors.New("--svg draws the scheduler's tables, which --net does not measure")
+		}
+		return netBenchCmd(*driver, *quick, *peers, *format, stdout, stderr)
 	}
 	if *quick {
 		cfg.nestingN = []int{100, 1000}

@@ -3,6 +3,7 @@
 //
 //	eventloop drivers
 //	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
+//	eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
 //	eventloop echo [--driver NAME] ADDR
 //
 // drivers lists the drivers this build offers, best first, and says which
@@ -39,6 +40,17 @@
 // under 30 s once built); the full mode takes a few minutes.
 // Progress goes to stderr, one line per case; the tables go to stdout.
 //
+// bench --net measures TCP echo servers over 127.0.0.1 instead: ours (echo
+// below, on each driver, and on epoll with one loop per core) and the
+// peers of module bench/ (./netpeers: the standard library, evio, gnet),
+// each in a process of its own, under a load client that is a process of
+// its own too (the hidden subcommand netclient). It prints a table per
+// mode (ping-pong, pipelined) and connection count: round trips per
+// second, the ratio to gnet on one loop, and the server's CPU time per
+// round trip. --peers=false measures ours alone; --driver NAME, ours on
+// that driver alone. --quick is a smoke run of about ten seconds, plus
+// the peers' build, that asserts no speed.
+//
 // echo serves TCP echo on ADDR (host:port) until SIGINT or SIGTERM, one
 // fiber per connection written in blocking style: each suspends on the loop
 // whenever its socket would block (unix systems only).
@@ -53,6 +65,7 @@ import (
 const usage = `usage:
   eventloop drivers
   eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
+  eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
   eventloop echo [--driver NAME] ADDR
 `
 
@@ -73,6 +86,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = benchCmd(args[1:], stdout, stderr)
 	case "echo":
 		err = echoCmd(args[1:], stdout)
+	case "netclient": // bench --net's load client, not for use by hand
+		err = netClientCmd(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

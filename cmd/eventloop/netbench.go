@@ -1,0 +1,284 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/revoltgo/eventloop"
+)
+
+// The network benchmark, `bench --net`: TCP echo servers, ours (the
+// command's echo on each driver) and the peers (bench/netpeers: the
+// standard library, evio, gnet), each in a process of its own, under the
+// load of a client process (netclient.go) per cell.
+
+// netConfig is what one `bench --net` run measures.
+type netConfig struct {
+	modes          []string
+	conns          []int
+	warmup, window time.Duration
+	reps           int
+	quick          bool
+	// self runs the eventloop command (the client and our servers):
+	// the executable, and variables added to its environment.
+	self    string
+	selfEnv []string
+	drivers []string // ours: one server per driver
+	loops   bool     // ours: also epoll with one loop per core
+	peers   bool     // build and run bench/netpeers
+	// progress gets one line per cell; started, when set, is told the
+	// pid of every process started (tests check that none is left).
+	progress io.Writer
+	started  func(pid int)
+	// readyTimeout bounds the wait for a server's first echo (0:
+	// serverReadyTimeout).
+	readyTimeout time.Duration
+}
+
+// The sizes of the two modes (what they take: the command's doc).
+var (
+	netFull  = netConfig{conns: []int{1, 16, 128}, warmup: 500 * time.Millisecond, window: 2 * time.Second, reps: 3}
+	netQuick = netConfig{conns: []int{16}, warmup: 100 * time.Millisecond, window: 300 * time.Millisecond, reps: 1, quick: true}
+)
+
+// The server the ratios are to: gnet on one loop, the peer closest to ours
+// (one loop, callbacks, no goroutine per connection).
+const (
+	baselineKey   = "gnet"
+	baselineLabel = "gnet, 1 loop"
+)
+
+func netBenchCmd(driver string, quick, peers bool, format string, stdout, stderr io.Writer) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding this command's executable, which runs the client and our servers: %w", err)
+	}
+	cfg := netFull
+	if quick {
+		cfg = netQuick
+	}
+	cfg.modes = []string{modePingPong, modePipelined}
+	cfg.self, cfg.drivers, cfg.loops, cfg.peers, cfg.progress = self, eventloop.Drivers(), true, peers, stderr
+	if driver != "" {
+		cfg.drivers, cfg.loops = []string{driver}, driver == "epoll"
+	}
+	rep, err := netBench(cfg)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		writeNetMarkdown(stdout, rep)
+	}
+	if err == nil && len(rep.Failures) > 0 {
+		err = fmt.Errorf("%d cell(s) failed (listed under the tables)", len(rep.Failures))
+	}
+	return err
+}
+
+func (cfg netConfig) logf(format string, args ...any) {
+	if cfg.progress != nil {
+		fmt.Fprintf(cfg.progress, format+"\n", args...)
+	}
+}
+
+// netServer is one server to measure; argv gives its command line for an
+// address.
+type netServer struct {
+	key, label string
+	env        []string
+	argv       func(addr string) []string
+}
+
+func netBench(cfg netConfig) (*NetReport, error) {
+	rep := &NetReport{
+		Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU(),
+		Quick: cfg.quick, Reps: cfg.reps, WarmupMS: ms(cfg.warmup), WindowMS: ms(cfg.window),
+		MsgBytes: netMsgSize, Depth: netPipelineDepth, Baseline: baselineLabel,
+	}
+	var servers []netServer
+	if cfg.peers {
+		dir, err := os.MkdirTemp("", "eventloop-netpeers-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		peers, note := peerServers(dir, cfg.progress)
+		servers = append(servers, peers...)
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
+	}
+	ours, notes := ourServers(cfg)
+	servers = append(servers, ours...)
+	rep.Notes = append(rep.Notes, notes...)
+	if len(servers) == 0 {
+		return nil, errors.New("no server to measure")
+	}
+	for _, s := range servers {
+		argv := s.argv("ADDR")
+		argv[0] = filepath.Base(argv[0]) // the executables are temporary builds
+		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: s.label, Command: argv})
+	}
+	// samples[server][mode*len(conns)+conn], filled repetition by repetition.
+	cells := len(cfg.modes) * len(cfg.conns)
+	samples := make([][][]NetSample, len(servers))
+	for i := range samples {
+		samples[i] = make([][]NetSample, cells)
+	}
+	for r := range cfg.reps {
+		for _, i := range rotation(len(servers), r) {
+			s := servers[i]
+			got := measureServer(cfg, s, r)
+			for c, smp := range got {
+				samples[i][c] = append(samples[i][c], smp)
+				if smp.Error != "" {
+					rep.Failures = append(rep.Failures, NetFailure{Server: s.label,
+						Mode: cfg.modes[c/len(cfg.conns)], Conns: cfg.conns[c%len(cfg.conns)], Rep: r, Error: smp.Error})
+				}
+			}
+		}
+	}
+	for m, mode := range cfg.modes {
+		for k, c := range cfg.conns {
+			t := NetTable{Mode: mode, Conns: c}
+			for i, s := range servers {
+				t.Rows = append(t.Rows, NetRow{Server: s.key, Label: s.label, Samples: samples[i][m*len(cfg.conns)+k]})
+			}
+			summarize(&t, baselineKey)
+			rep.Tables = append(rep.Tables, t)
+		}
+	}
+	return rep, nil
+}
+
+// measureServer starts server s, runs its cells and stops it. A server
+// that does not start fails all its cells with the reason.
+func measureServer(cfg netConfig, s netServer, rep int) []NetSample {
+	out := make([]NetSample, 0, len(cfg.modes)*len(cfg.conns))
+	srv, err := startServer(cfg, s)
+	if err != nil {
+		for range cap(out) {
+			out = append(out, NetSample{Rep: rep, Error: "start: " + err.Error()})
+		}
+		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, s.label, err)
+		return out
+	}
+	defer func() {
+		if err := srv.stop(); err != nil {
+			cfg.logf("[rep %d/%d] %s: stop: %v", rep+1, cfg.reps, s.label, err)
+		}
+	}()
+	for _, mode := range cfg.modes {
+		for _, c := range cfg.conns {
+			res, err := runClient(cfg, srv, mode, c)
+			if err == nil && srv.exited() {
+				err = fmt.Errorf("the server exited during the cell: %s", srv.out.String())
+			}
+			smp := newSample(rep, res, err)
+			out = append(out, smp)
+			line := fmt.Sprintf("%.0f round trips/s", smp.Rate)
+			if smp.Error != "" {
+				line = "FAILED: " + oneLine(smp.Error)
+			} else if smp.CPUus != nil {
+				line += fmt.Sprintf(", server CPU %.2f µs/round trip", *smp.CPUus)
+			}
+			cfg.logf("[rep %d/%d] %s, %s, C=%d: %s", rep+1, cfg.reps, s.label, modeTitle(mode), c, line)
+		}
+	}
+	return out
+}
+
+// peerServers builds bench/netpeers into dir and returns its servers, or
+// a note saying why there are none.
+func peerServers(dir string, progressW io.Writer) ([]netServer, string) {
+	root, _ := findClone()
+	if root == "" {
+		return nil, "peers not run: the peers module (bench/) is not under the working directory; run this command inside a clone"
+	}
+	if _, err := os.Stat(filepath.Join(root, "bench", "netpeers")); err != nil {
+		return nil, "peers not run: " + err.Error()
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return nil, "peers not run: no go command on PATH"
+	}
+	bin := filepath.Join(dir, "netpeers")
+	args := []string{"-C", filepath.Join(root, "bench"), "build", "-o", bin, "./netpeers"}
+	fmt.Fprintf(progressW, "netpeers: go %s\n", strings.Join(args, " "))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, goCmd, args...).CombinedOutput(); err != nil {
+		return nil, fmt.Sprintf("peers not run: building bench/netpeers failed (%v): %s", err, oneLine(string(out)))
+	}
+	// A peer outlives a benchmark that died without stopping it by an hour
+	// at most.
+	peer := func(key, label string) netServer {
+		return netServer{key: key, label: label, argv: func(addr string) []string {
+			return []string{bin, "-server", key, "-addr", addr, "-max-life", "1h"}
+		}}
+	}
+	return []netServer{
+		peer("stdlib", "stdlib, goroutine per connection"),
+		peer("evio", "evio, 1 loop"),
+		peer("evio-multi", "evio, NumLoops -1"),
+		peer(baselineKey, baselineLabel),
+		peer("gnet-multi", "gnet, multicore"),
+	}, ""
+}
+
+// ourServers is `eventloop echo` on each driver of cfg, and on epoll with
+// one loop per core. The --loops flag is new: until `echo --help` lists
+// it, that row runs without it and says so.
+func ourServers(cfg netConfig) ([]netServer, []string) {
+	var servers []netServer
+	var notes []string
+	ours := func(key, label string, flags ...string) netServer {
+		return netServer{key: key, label: label, env: cfg.selfEnv, argv: func(addr string) []string {
+			return append(append([]string{cfg.self, "echo"}, flags...), addr)
+		}}
+	}
+	for _, d := range cfg.drivers {
+		servers = append(servers, ours("ours-"+d, "ours, "+d, "--driver", d))
+	}
+	if !slices.Contains(eventloop.Drivers(), "kqueue") {
+		notes = append(notes, "kqueue: not offered by this build (on Linux it needs the eventloop_libkqueue build tag); skipped.")
+	}
+	if cfg.loops && slices.Contains(cfg.drivers, "epoll") {
+		n := strconv.Itoa(runtime.NumCPU())
+		if echoHasLoops(cfg) {
+			servers = append(servers, ours("ours-epoll-loops", "ours, epoll, --loops "+n, "--driver", "epoll", "--loops", n))
+		} else {
+			servers = append(servers, ours("ours-epoll-loops", "ours, epoll, one loop per core (--loops pending)", "--driver", "epoll"))
+			notes = append(notes, "`eventloop echo` has no --loops flag yet: the row marked (--loops pending) runs one loop, like the epoll row; it gets --loops "+n+" once `echo --help` lists the flag.")
+		}
+	}
+	return servers, notes
+}
+
+// echoHasLoops tells whether this build's echo takes --loops: its --help
+// lists the flag.
+func echoHasLoops(cfg netConfig) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cfg.self, "echo", "--help")
+	cmd.Env = append(os.Environ(), cfg.selfEnv...)
+	out, _ := cmd.CombinedOutput() // --help exits 1 after the usage
+	return strings.Contains(string(out), "-loops")
+}

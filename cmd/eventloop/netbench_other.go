@@ -1,0 +1,14 @@
+//go:build !unix
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// netBenchCmd measures the echo servers, and ours needs a unix system.
+func netBenchCmd(driver string, quick, peers bool, format string, stdout, stderr io.Writer) error {
+	return fmt.Errorf("bench --net needs a unix system: %w", errors.ErrUnsupported)
+}
