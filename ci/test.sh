@@ -104,7 +104,7 @@ cell "vet" go vet ./...
 cell "vet tags=eventloop_libkqueue" go vet -tags eventloop_libkqueue ./...
 cell "drivers import driver, never core" drivers_without_core
 
-cell "test -race core, root, conformance" go test -race -count=1 -v . ./core/... ./internal/... ./conformance/... ./examples/...
+cell "test -race core, root, conformance" go test -race -count=1 -v . ./core/... ./internal/... ./conformance/... ./examples/... ./expvarloop/...
 for d in stream epoll netpoll; do
 	cell "conformance -race driver=$d" at_least 100 go test -race -count=1 -v ./drivers/$d/
 done
@@ -115,6 +115,16 @@ else
 	cell "conformance driver=kqueue: libkqueue missing" false
 fi
 cell "test -race drivers/internal" go test -race -count=1 -v ./drivers/internal/...
+# Package socket runs every case (nettest.TestConn included) on every
+# driver of the build; kqueue, which needs its tag, alone in a second cell
+# (the tests take EVENTLOOP_DRIVER as the only driver when it is set).
+cell "socket -race (every driver)" go test -race -count=1 -v ./socket/
+if have_libkqueue; then
+	cell "socket -race driver=kqueue (libkqueue)" passes 'TestNetConn/kqueue' \
+		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./socket/
+else
+	cell "socket driver=kqueue: libkqueue missing" false
+fi
 # A short fuzz of the loop against its reference model (a count, not a
 # time: a time limit can end in a spurious "context deadline exceeded" from
 # the fuzzing coordinator of go1.26).

@@ -8,7 +8,7 @@ import (
 	"io"
 )
 
-// echoCmd needs non-blocking sockets from golang.org/x/sys/unix.
+// echoCmd serves on package socket, which needs a unix system.
 func echoCmd(args []string, stdout io.Writer) error {
 	return fmt.Errorf("echo needs a unix system: %w", errors.ErrUnsupported)
 }

@@ -3,203 +3,189 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"runtime"
+	"sync"
 	"syscall"
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
-	"golang.org/x/sys/unix"
+	"github.com/revoltgo/eventloop/socket"
 )
 
-// echoCmd serves TCP echo on ADDR until SIGINT or SIGTERM: one fiber per
-// connection, written in blocking style, suspending on the loop whenever
-// its socket would block.
+// echoCmd serves TCP echo on ADDR until SIGINT or SIGTERM, on --loops
+// loops (each on a goroutine of its own, with its own listener on ADDR
+// through SO_REUSEPORT, so that the kernel spreads the connections): a
+// fiber per connection, written as a blocking Go server is.
 func echoCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
 	driver := fs.String("driver", "", "driver (default: what eventloop.New picks)")
+	loops := fs.Int("loops", runtime.NumCPU(), "loops, one goroutine and one listener each")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return errors.New("want one address, such as 127.0.0.1:7007")
 	}
-	var l *core.Loop
-	var err error
-	if *driver == "" {
-		l, err = eventloop.New()
-	} else {
-		l, err = eventloop.NewWithDriver(*driver)
+	if *loops < 1 {
+		return fmt.Errorf("--loops %d: want at least 1", *loops)
 	}
+	g, err := startEcho(*driver, fs.Arg(0), *loops)
 	if err != nil {
 		return err
 	}
-	srv, err := listenEcho(l, fs.Arg(0))
-	if err != nil {
-		return errors.Join(err, l.Close())
-	}
-	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
-		if _, err := l.OnSignal(sig, func(core.CallbackID, os.Signal) { srv.stop() }); err != nil {
-			srv.stop()
-			return errors.Join(err, l.Close())
+	// The line goes out once every loop takes the signals (a watcher is
+	// active from the tick after it is made): whoever reads it may stop
+	// the server at once.
+	var ready sync.WaitGroup
+	for _, s := range g.servers {
+		for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+			if _, err := s.l.OnSignal(sig, func(core.CallbackID, os.Signal) { s.stop() }); err != nil {
+				return errors.Join(err, g.close())
+			}
 		}
+		ready.Add(1)
+		s.l.Defer(func(core.CallbackID) { ready.Done() })
 	}
-	fmt.Fprintf(stdout, "echo: listening on %s, driver %s; SIGINT or SIGTERM stops\n", srv.addr, l.Driver().Name())
-	err = l.Run()
-	srv.stop()
-	// Close ends the connections' fibers: their Suspend returns
-	// ErrLoopClosed and each closes its socket.
-	return errors.Join(err, l.Close())
+	go func() {
+		ready.Wait()
+		fmt.Fprintf(stdout, "echo: listening on %s, driver %s; SIGINT or SIGTERM stops (%d loops)\n",
+			g.servers[0].addr, g.servers[0].l.Driver().Name(), len(g.servers))
+	}()
+	return g.run()
 }
 
-// echoServer is a listening socket served by a loop.
+// echoGroup is the servers of one echo command, a loop each.
+type echoGroup struct{ servers []*echoServer }
+
+// startEcho makes n loops on driver ("" as eventloop.New picks), each
+// listening on addr; with n > 1 the listeners share the address (the port
+// the first one got, if addr asks for any).
+func startEcho(driver, addr string, n int) (*echoGroup, error) {
+	g := &echoGroup{}
+	for i := range n {
+		var l *core.Loop
+		var err error
+		if driver == "" {
+			l, err = eventloop.New()
+		} else {
+			l, err = eventloop.NewWithDriver(driver)
+		}
+		if err != nil {
+			return nil, errors.Join(err, g.close())
+		}
+		if i > 0 {
+			addr = g.servers[0].addr.String()
+		}
+		s, err := listenEcho(l, addr, n > 1)
+		if err != nil {
+			return nil, errors.Join(err, l.Close(), g.close())
+		}
+		g.servers = append(g.servers, s)
+	}
+	return g, nil
+}
+
+// run runs every loop on a goroutine of its own until its server stops,
+// then closes it: Close ends the connections' fibers (their Reads fail and
+// each closes its socket).
+func (g *echoGroup) run() error {
+	errs := make([]error, len(g.servers))
+	var wg sync.WaitGroup
+	for i, s := range g.servers {
+		wg.Go(func() {
+			err := s.l.Run()
+			errs[i] = errors.Join(err, s.l.Close())
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// stop asks every server to stop, from any goroutine.
+func (g *echoGroup) stop() {
+	for _, s := range g.servers {
+		_ = s.l.Post(s.stop)
+	}
+}
+
+// close closes loops that never ran.
+func (g *echoGroup) close() error {
+	var errs []error
+	for _, s := range g.servers {
+		errs = append(errs, s.l.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// echoServer is a listener served by a loop.
 type echoServer struct {
-	l      *core.Loop
-	fd     int
-	accept core.CallbackID
-	addr   net.Addr
-	done   bool
+	l        *core.Loop
+	ln       *socket.Listener
+	addr     net.Addr
+	done     bool
+	accepted int
 }
 
-// listenEcho listens on addr and accepts on l; each connection is served
-// in a fiber of its own.
-func listenEcho(l *core.Loop, addr string) (*echoServer, error) {
-	ta, err := net.ResolveTCPAddr("tcp", addr)
+// listenEcho listens on addr with l and accepts in a fiber; each
+// connection is served in a fiber of its own.
+func listenEcho(l *core.Loop, addr string, reusePort bool) (*echoServer, error) {
+	lc := socket.ListenConfig{ReusePort: reusePort}
+	ln, err := lc.Listen(context.Background(), l, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	fd, err := listenTCP(ta)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	s := &echoServer{l: l, fd: fd}
-	if sa, err := unix.Getsockname(fd); err == nil {
-		s.addr = tcpAddr(sa)
-	}
-	s.accept = l.OnReadable(fd, func(core.CallbackID, int) { s.acceptAll() })
+	s := &echoServer{l: l, ln: ln, addr: ln.Addr()}
+	l.Defer(func(core.CallbackID) { s.accept() })
 	return s, nil
 }
 
-func listenTCP(ta *net.TCPAddr) (int, error) {
-	family, sa := unix.AF_INET6, unix.Sockaddr(&unix.SockaddrInet6{Port: ta.Port})
-	if ip4 := ta.IP.To4(); ip4 != nil || ta.IP == nil {
-		in4 := &unix.SockaddrInet4{Port: ta.Port}
-		copy(in4.Addr[:], ip4)
-		family, sa = unix.AF_INET, in4
-	} else {
-		copy(sa.(*unix.SockaddrInet6).Addr[:], ta.IP.To16())
-	}
-	fd, err := unix.Socket(family, unix.SOCK_STREAM, 0)
-	if err != nil {
-		return -1, os.NewSyscallError("socket", err)
-	}
-	unix.CloseOnExec(fd)
-	err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
-	if err == nil {
-		err = os.NewSyscallError("bind", unix.Bind(fd, sa))
-	}
-	if err == nil {
-		err = os.NewSyscallError("listen", unix.Listen(fd, unix.SOMAXCONN))
-	}
-	if err == nil {
-		err = unix.SetNonblock(fd, true)
-	}
-	if err != nil {
-		unix.Close(fd)
-		return -1, err
-	}
-	return fd, nil
-}
-
-func tcpAddr(sa unix.Sockaddr) net.Addr {
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		return &net.TCPAddr{IP: net.IP(a.Addr[:]).To16(), Port: a.Port}
-	case *unix.SockaddrInet6:
-		return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}
-	}
-	return nil
-}
-
-// acceptAll takes every pending connection: the watcher is level-triggered,
-// so one left behind would only wait for the next tick.
-func (s *echoServer) acceptAll() {
-	for !s.done {
-		fd, _, err := unix.Accept(s.fd)
+func (s *echoServer) accept() {
+	for {
+		c, err := s.ln.AcceptConn()
 		if err != nil {
-			// EAGAIN: none left. Anything else (ECONNABORTED, EMFILE) is
-			// this connection's problem or passes; the listener goes on.
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Temporary() && !s.done {
+				continue // out of descriptors: the listener backs off by itself
+			}
 			return
 		}
-		unix.CloseOnExec(fd)
-		if err := unix.SetNonblock(fd, true); err != nil {
-			unix.Close(fd)
-			continue
-		}
-		s.l.Defer(func(core.CallbackID) { serveEcho(s.l, fd) })
+		s.accepted++
+		s.l.Defer(func(core.CallbackID) { serveEcho(c) })
 	}
 }
 
-// stop stops accepting and closes the listening socket; Run returns once
-// the connections in progress end (or Close ends them).
+// stop stops accepting and makes Run return; it runs on the loop. The
+// connections in progress end with the loop's Close.
 func (s *echoServer) stop() {
 	if s.done {
 		return
 	}
 	s.done = true
-	s.l.Cancel(s.accept)
-	unix.Close(s.fd)
+	s.ln.Close()
 	s.l.Stop()
 }
 
-// serveEcho writes back what it reads until the peer closes, in blocking
-// style: the fiber suspends while the socket would block.
-func serveEcho(l *core.Loop, fd int) {
-	defer unix.Close(fd)
+// serveEcho writes back what it reads until the peer closes: blocking
+// style, the fiber suspending whenever the socket would block.
+func serveEcho(c *socket.Conn) {
+	defer c.Close()
 	buf := make([]byte, 16<<10) // per connection: ten thousand of them hold 160 MiB
 	for {
-		n, err := unix.Read(fd, buf)
-		if err == unix.EAGAIN {
-			if waitFD(l, fd, core.Read) != nil {
+		n, err := c.Read(buf)
+		if n > 0 {
+			if _, err := c.Write(buf[:n]); err != nil {
 				return
 			}
-			continue
 		}
-		if n <= 0 || err != nil {
+		if err != nil {
 			return
 		}
-		for p := buf[:n]; len(p) > 0; {
-			m, err := unix.Write(fd, p)
-			if err == unix.EAGAIN {
-				if waitFD(l, fd, core.Write) != nil {
-					return
-				}
-				continue
-			}
-			if err != nil {
-				return
-			}
-			p = p[m:]
-		}
 	}
-}
-
-// waitFD suspends the calling fiber until fd is ready for in. The watcher is
-// cancelled before waitFD returns, so the caller may close fd.
-func waitFD(l *core.Loop, fd int, in core.Interest) error {
-	s := l.Suspension()
-	wake := func(core.CallbackID, int) { s.Resume(nil) }
-	var id core.CallbackID
-	if in == core.Write {
-		id = l.OnWritable(fd, wake)
-	} else {
-		id = l.OnReadable(fd, wake)
-	}
-	_, err := s.Suspend()
-	l.Cancel(id)
-	return err
 }

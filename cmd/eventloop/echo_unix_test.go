@@ -29,7 +29,7 @@ func TestEcho(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv, err := listenEcho(l, "127.0.0.1:0")
+			srv, err := listenEcho(l, "127.0.0.1:0", false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,6 +108,51 @@ func echoClient(addr string, size int) error {
 	return nil
 }
 
+// TestEchoLoops serves echo on two loops sharing one address through
+// SO_REUSEPORT, as --loops 2 does, on every driver: every client is
+// echoed, both loops take connections (the kernel spreads them), and a
+// stop ends both runs and their goroutines.
+func TestEchoLoops(t *testing.T) {
+	watchdog(t, time.Minute)
+	for _, name := range eventloop.Drivers() {
+		t.Run(name, func(t *testing.T) {
+			g0 := runtime.NumGoroutine()
+			g, err := startEcho(name, "127.0.0.1:0", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range g.servers {
+				if s.addr.String() != g.servers[0].addr.String() {
+					t.Fatalf("loop %d listens on %s, loop 0 on %s", i, s.addr, g.servers[0].addr)
+				}
+			}
+			done := make(chan error, 1)
+			go func() { done <- g.run() }()
+			var wg sync.WaitGroup
+			for i := range 32 {
+				wg.Go(func() {
+					if err := echoClient(g.servers[0].addr.String(), 64<<10+i); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			g.stop()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range g.servers {
+				if s.accepted == 0 {
+					t.Errorf("loop %d accepted none of the 32 connections", i)
+				}
+			}
+			if n := goroutinesSettle(g0); n > g0 {
+				t.Errorf("%d goroutines left after Close, %d before", n, g0)
+			}
+		})
+	}
+}
+
 func TestEchoArgs(t *testing.T) {
 	if err := echoCmd(nil, io.Discard); err == nil {
 		t.Error("echo without an address: no error")
@@ -117,5 +162,8 @@ func TestEchoArgs(t *testing.T) {
 	}
 	if err := echoCmd([]string{"256.0.0.1:0"}, io.Discard); err == nil {
 		t.Error("echo on a bad address: no error")
+	}
+	if err := echoCmd([]string{"--loops", "0", "127.0.0.1:0"}, io.Discard); err == nil {
+		t.Error("echo on no loop: no error")
 	}
 }

@@ -243,9 +243,8 @@ func peerServers(dir string, progressW io.Writer) ([]netServer, string) {
 	}, ""
 }
 
-// ourServers is `eventloop echo` on each driver of cfg, and on epoll with
-// one loop per core. The --loops flag is new: until `echo --help` lists
-// it, that row runs without it and says so.
+// ourServers is `eventloop echo` with one loop on each driver of cfg, and
+// on epoll with one loop per core (SO_REUSEPORT).
 func ourServers(cfg netConfig) ([]netServer, []string) {
 	var servers []netServer
 	var notes []string
@@ -255,30 +254,14 @@ func ourServers(cfg netConfig) ([]netServer, []string) {
 		}}
 	}
 	for _, d := range cfg.drivers {
-		servers = append(servers, ours("ours-"+d, "ours, "+d, "--driver", d))
+		servers = append(servers, ours("ours-"+d, "ours, "+d, "--driver", d, "--loops", "1"))
 	}
 	if !slices.Contains(eventloop.Drivers(), "kqueue") {
 		notes = append(notes, "kqueue: not offered by this build (on Linux it needs the eventloop_libkqueue build tag); skipped.")
 	}
 	if cfg.loops && slices.Contains(cfg.drivers, "epoll") {
 		n := strconv.Itoa(runtime.NumCPU())
-		if echoHasLoops(cfg) {
-			servers = append(servers, ours("ours-epoll-loops", "ours, epoll, --loops "+n, "--driver", "epoll", "--loops", n))
-		} else {
-			servers = append(servers, ours("ours-epoll-loops", "ours, epoll, one loop per core (--loops pending)", "--driver", "epoll"))
-			notes = append(notes, "`eventloop echo` has no --loops flag yet: the row marked (--loops pending) runs one loop, like the epoll row; it gets --loops "+n+" once `echo --help` lists the flag.")
-		}
+		servers = append(servers, ours("ours-epoll-loops", "ours, epoll, --loops "+n, "--driver", "epoll", "--loops", n))
 	}
 	return servers, notes
-}
-
-// echoHasLoops tells whether this build's echo takes --loops: its --help
-// lists the flag.
-func echoHasLoops(cfg netConfig) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, cfg.self, "echo", "--help")
-	cmd.Env = append(os.Environ(), cfg.selfEnv...)
-	out, _ := cmd.CombinedOutput() // --help exits 1 after the usage
-	return strings.Contains(string(out), "-loops")
 }

@@ -1,0 +1,97 @@
+package core_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// RunUntil from main runs the loop until done is closed, then returns
+// while other work is still pending.
+func TestRunUntilRunsUntilDone(t *testing.T) {
+	l := newLoop(t)
+	done := make(chan struct{})
+	keep := l.Repeat(time.Hour, func(core.CallbackID) {}) // Run alone would never return
+	defer l.Cancel(keep)
+	l.Delay(5*time.Millisecond, func(core.CallbackID) { close(done) })
+	if err := l.RunUntil(done); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Goroutines calling RunUntil while another runs the loop wait for their
+// done or for that run to end, then take the loop over in turn; every one
+// returns once its own done is closed.
+func TestRunUntilFromManyGoroutines(t *testing.T) {
+	l := newLoop(t)
+	keep := l.Repeat(time.Hour, func(core.CallbackID) {})
+	const n = 8
+	dones := make([]chan struct{}, n)
+	for i := range dones {
+		dones[i] = make(chan struct{})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() { errs <- l.RunUntil(dones[i]) })
+	}
+	// Each done is closed from the loop, in turn: whoever runs it.
+	for i := range n {
+		l.Post(func() {
+			l.Delay(time.Duration(i)*time.Millisecond, func(core.CallbackID) { close(dones[i]) })
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	// Once a goroutine's run is over, main can run the loop again.
+	l.Cancel(keep)
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunUntilBadCalls(t *testing.T) {
+	l := newLoop(t)
+	done := make(chan struct{})
+	var inFiber error
+	l.Defer(func(core.CallbackID) { inFiber = l.RunUntil(done) })
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(inFiber, core.ErrLoopRunning) {
+		t.Errorf("RunUntil from a callback: %v, want ErrLoopRunning", inFiber)
+	}
+	if err := l.RunUntil(done); !errors.Is(err, core.ErrDeadlock) {
+		t.Errorf("RunUntil with nothing to run: %v, want ErrDeadlock", err)
+	}
+	l.Close()
+	if err := l.RunUntil(done); !errors.Is(err, core.ErrLoopClosed) {
+		t.Errorf("RunUntil after Close: %v, want ErrLoopClosed", err)
+	}
+}
+
+// Close takes the loop from a goroutine running it in RunUntil: that run
+// stops, RunUntil returns ErrLoopClosed, and Close succeeds.
+func TestCloseTakesTheLoopFromRunUntil(t *testing.T) {
+	l := core.New(newTimerDriver())
+	l.Repeat(time.Hour, func(core.CallbackID) {})
+	started := make(chan struct{})
+	l.Defer(func(core.CallbackID) { close(started) })
+	res := make(chan error, 1)
+	go func() { res <- l.RunUntil(make(chan struct{})) }()
+	<-started
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close while a goroutine runs the loop in RunUntil: %v", err)
+	}
+	if err := <-res; !errors.Is(err, core.ErrLoopClosed) {
+		t.Fatalf("RunUntil after Close: %v, want ErrLoopClosed", err)
+	}
+}

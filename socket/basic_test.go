@@ -1,0 +1,105 @@
+//go:build unix
+
+package socket
+
+import (
+	"io"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// Two fibers bounce a byte a thousand times over a socketpair: every Read
+// suspends, the fiber path end to end.
+func TestFiberPingPong(t *testing.T) {
+	watchdog(t, 20*time.Second)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		defer a.Close()
+		defer b.Close()
+		const rounds = 1000
+		l.Defer(func(core.CallbackID) {
+			buf := make([]byte, 1)
+			for range rounds {
+				if _, err := a.Write(buf); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := io.ReadFull(a, buf); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+		l.Defer(func(core.CallbackID) {
+			buf := make([]byte, 1)
+			for range rounds {
+				if _, err := io.ReadFull(b, buf); err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := b.Write(buf); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A Read from the test's goroutine, the loop not running, runs the loop
+// until a timer of the loop writes.
+func TestMainRead(t *testing.T) {
+	watchdog(t, 20*time.Second)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		defer a.Close()
+		defer b.Close()
+		l.Delay(10*time.Millisecond, func(core.CallbackID) {
+			b.Write([]byte("hi"))
+		})
+		buf := make([]byte, 8)
+		n, err := a.Read(buf)
+		if err != nil || string(buf[:n]) != "hi" {
+			t.Fatalf("read %q, %v", buf[:n], err)
+		}
+	})
+}
+
+// "tcp" on the wildcard listens dual-stack, as net does; "tcp4" and
+// "tcp6" stay in their family.
+func TestListenWildcard(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := Listen(l, "tcp", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+		c, err := Dial(l, "tcp", "127.0.0.1:"+port)
+		if err != nil {
+			t.Fatalf("Dial 127.0.0.1 to a %q listener on %v: %v", "tcp", ln.Addr(), err)
+		}
+		c.Close()
+		ln4, err := Listen(l, "tcp4", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln4.Close()
+		if ip := ln4.Addr().(*net.TCPAddr).IP; ip.To4() == nil {
+			t.Errorf("tcp4 listener on %v", ln4.Addr())
+		}
+		if _, err := Listen(l, "udp", ":0"); err == nil {
+			t.Error("Listen udp: no error")
+		}
+		if _, err := Dial(l, "tcp", "[::1"); err == nil {
+			t.Error("Dial of a malformed address: no error")
+		}
+	})
+}

@@ -1,0 +1,236 @@
+//go:build unix
+
+package socket
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+
+	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
+)
+
+func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, error) {
+	opErr := func(addr net.Addr, err error) error {
+		return &net.OpError{Op: "dial", Net: network, Addr: addr, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, opErr(nil, ctxError(err))
+	}
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+		aps, err := resolve(ctx, l, network, address)
+		if err != nil {
+			return nil, opErr(nil, err)
+		}
+		var first error
+		for _, ap := range aps {
+			raddr := net.TCPAddrFromAddrPort(ap)
+			family, _ := familyOf(network, ap, false)
+			sa, err := inetSockaddr(family, ap)
+			if err == nil {
+				var fd *netFD
+				if fd, err = dialOne(ctx, l, network, family, sa, raddr); err == nil {
+					return fd, nil
+				}
+			}
+			if first == nil {
+				first = opErr(raddr, err)
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return nil, first
+	case "unix":
+		raddr := &net.UnixAddr{Name: address, Net: "unix"}
+		fd, err := dialOne(ctx, l, network, unix.AF_UNIX, &unix.SockaddrUnix{Name: address}, raddr)
+		if err != nil {
+			return nil, opErr(raddr, err)
+		}
+		return fd, nil
+	}
+	return nil, opErr(nil, net.UnknownNetworkError(network))
+}
+
+func dialOne(ctx context.Context, l *core.Loop, network string, family int, sa unix.Sockaddr, raddr net.Addr) (*netFD, error) {
+	s, err := sysSocket(family, unix.SOCK_STREAM, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	fd := newFD(l, s, family, network)
+	if err := fd.connect(ctx, sa); err != nil {
+		_ = fd.close()
+		return nil, err
+	}
+	if rsa, err := unix.Getpeername(s); err == nil {
+		if a := addrOf(rsa); a != nil {
+			raddr = a
+		}
+	}
+	fd.raddr = raddr
+	if lsa, err := unix.Getsockname(s); err == nil {
+		fd.laddr = addrOf(lsa)
+	}
+	if family != unix.AF_UNIX {
+		_ = fd.setNoDelay(true)
+		_ = fd.keepAlive(0)
+	}
+	return fd, nil
+}
+
+// connect starts a non-blocking connect and finishes it when the socket
+// turns writable: SO_ERROR says how it went. ctx ending wakes the wait.
+func (fd *netFD) connect(ctx context.Context, sa unix.Sockaddr) error {
+	for {
+		err := unix.Connect(fd.sysfd, sa)
+		switch err {
+		case nil, unix.EISCONN:
+			return nil
+		case unix.EINTR:
+			continue
+		case unix.EINPROGRESS, unix.EALREADY:
+		default:
+			return os.NewSyscallError("connect", err)
+		}
+		break
+	}
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { fd.onLoopAsync(fd.wr.wakeAll) })
+		defer stop()
+	}
+	d := &fd.wr
+	// reconnects bounds the second connect below: where SO_ERROR was
+	// cleared behind our back, a failed connect must not start over.
+	reconnects := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return ctxError(err)
+		}
+		if err := d.wait(waitIO); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return ctxError(err)
+		}
+		v, err := unix.GetsockoptInt(fd.sysfd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err != nil {
+			return os.NewSyscallError("getsockopt", err)
+		}
+		switch e := unix.Errno(v); e {
+		case unix.EINPROGRESS, unix.EALREADY, unix.EINTR:
+			continue
+		case unix.EISCONN:
+			return nil
+		case 0:
+			if _, err := unix.Getpeername(fd.sysfd); err == nil {
+				return nil
+			}
+			// Writable, no error, not connected: a spurious wake, or an
+			// error that someone else read (libkqueue reads SO_ERROR to
+			// fill in its write event, which clears it). connect(2) again
+			// tells which.
+			if reconnects++; reconnects > 3 {
+				return os.NewSyscallError("connect", unix.ECONNABORTED)
+			}
+			switch err := unix.Connect(fd.sysfd, sa); err {
+			case nil, unix.EISCONN:
+				return nil
+			case unix.EINPROGRESS, unix.EALREADY, unix.EINTR:
+			default:
+				return os.NewSyscallError("connect", err)
+			}
+		default:
+			return os.NewSyscallError("connect", e)
+		}
+	}
+}
+
+// resolve turns "host:port" into addresses for network ("tcp", "tcp4",
+// "tcp6"), in the resolver's order. An empty host is the unspecified
+// address (an invalid netip.Addr): the wildcard to listen on, the local
+// system to dial.
+func resolve(ctx context.Context, l *core.Loop, network, address string) ([]netip.AddrPort, error) {
+	host, service, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	port, err := lookupPort(ctx, l, network, service)
+	if err != nil {
+		return nil, err
+	}
+	if host == "" {
+		return []netip.AddrPort{netip.AddrPortFrom(netip.Addr{}, port)}, nil
+	}
+	var ips []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ips = []netip.Addr{ip}
+	} else {
+		ipNet := "ip"
+		switch network {
+		case "tcp4":
+			ipNet = "ip4"
+		case "tcp6":
+			ipNet = "ip6"
+		}
+		ips, err = offLoop(ctx, l, func(ctx context.Context) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, ipNet, host)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var aps []netip.AddrPort
+	for _, ip := range ips {
+		v4 := ip.Unmap().Is4()
+		if (network == "tcp4" && !v4) || (network == "tcp6" && v4) {
+			continue
+		}
+		if v4 {
+			ip = ip.Unmap()
+		}
+		aps = append(aps, netip.AddrPortFrom(ip, port))
+	}
+	if len(aps) == 0 {
+		return nil, &net.AddrError{Err: "no suitable address found", Addr: host}
+	}
+	return aps, nil
+}
+
+func lookupPort(ctx context.Context, l *core.Loop, network, service string) (uint16, error) {
+	if n, err := strconv.ParseUint(service, 10, 16); err == nil {
+		return uint16(n), nil
+	}
+	p, err := offLoop(ctx, l, func(ctx context.Context) (int, error) {
+		return net.DefaultResolver.LookupPort(ctx, network, service)
+	})
+	return uint16(p), err
+}
+
+// offLoop runs a blocking lookup: from a fiber of l through core.Await (the
+// fiber suspends, the loop goes on), elsewhere in place. It ends with ctx,
+// and with the loop.
+func offLoop[T any](ctx context.Context, l *core.Loop, fn func(context.Context) (T, error)) (T, error) {
+	if !l.InFiber() {
+		return fn(ctx)
+	}
+	v, err := core.Await(l, func(loopCtx context.Context) (T, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(loopCtx, cancel)
+		defer stop()
+		return fn(ctx)
+	})
+	if errors.Is(err, core.ErrLoopClosed) {
+		err = errLoopClosed
+	}
+	return v, err
+}
+
+func isErrno(err error, e unix.Errno) bool { return errors.Is(err, e) }
+
+func isNoProtoOpt(err error) bool { return isErrno(err, unix.ENOPROTOOPT) }

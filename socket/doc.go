@@ -1,0 +1,124 @@
+// Package socket gives a loop of package core stream sockets (TCP and Unix)
+// whose conns are real net.Conns and whose listeners are net.Listeners, the
+// Go sibling of Revolt's amphp/socket: code written for the standard
+// library (io.Copy, bufio, crypto/tls, net/http's Server, a suite such as
+// golang.org/x/net/nettest) runs on them unchanged.
+//
+//	ln, err := socket.Listen(l, "tcp", "127.0.0.1:7007")
+//	l.Defer(func(core.CallbackID) {
+//		for {
+//			c, err := ln.Accept() // the fiber suspends; the loop goes on
+//			if err != nil {
+//				return
+//			}
+//			l.Defer(func(core.CallbackID) { io.Copy(c, c); c.Close() })
+//		}
+//	})
+//
+// It needs non-blocking Unix sockets: on other systems every constructor
+// returns an error matching errors.ErrUnsupported (the package builds
+// everywhere). examples/echo is a whole server.
+//
+// # Usable from anywhere, fastest on the loop
+//
+// Every Read, Write, Accept and connect first makes its system call, and
+// waits only if it would block (EAGAIN). How it waits depends on the
+// caller, which it finds out for itself (core.Loop.InFiber):
+//
+//   - from a fiber of the conn's loop (a callback, a microtask): the fiber
+//     suspends and the loop resumes it when the socket is ready; other
+//     fibers run meanwhile;
+//   - from main between runs (the loop's own goroutine while nothing runs
+//     the loop): the call runs the loop itself until it is done, then
+//     stops it; timers and fibers of the loop run meanwhile;
+//   - from any other goroutine (nettest's, net/http's): the goroutine
+//     blocks while the goroutine that runs the loop waits for it; if the
+//     loop is closed meanwhile, the call fails instead of hanging.
+//
+// The goroutine paths hand their wait to the loop with Post and wait in
+// core.Loop.RunUntil, which tells the two cases apart safely: it runs the
+// loop when no goroutine does, waits while another does, and takes the
+// loop over when that run ends before the call is done. A loop closed
+// meanwhile ends the wait with an error. One rule follows: Close a loop
+// once no goroutine is blocked on its sockets (or close them first): a
+// blocked goroutine may be the one running the loop, and Close then
+// returns core.ErrLoopRunning.
+//
+// A conn belongs to its loop. Called from a fiber of another loop it takes
+// the goroutine path, which blocks that other loop. A fiber that replaced
+// its profiler labels (pprof.Do with another context) is not known as a
+// fiber meanwhile and would block its own loop for good: give pprof.Do
+// the loop's FiberContext.
+//
+// # Waiting
+//
+// Each descriptor gets at most one readable and one writable watcher for
+// its whole life, made at its first EAGAIN in that direction, and keeps its
+// registration with the driver until Close. A watcher is referenced while
+// a call waits on it, so a waiting call keeps Run going as any Revolt
+// watcher does; when it fires it wakes every waiter of its direction, each
+// of which tries its system call again, and it stays enabled, so the next
+// wait costs no system call; if it fires with nobody waiting it is
+// disabled until the next EAGAIN. On the fiber path a Read or Write that
+// suspends allocates nothing once the conn exists (BenchmarkFiberPingPong).
+//
+// Calls in one direction take turns, as net's do: two Writes never
+// interleave their bytes, and the waiting turn is a fiber's suspension (or
+// a goroutine's block), never a lock that blocks the loop's thread.
+//
+// # Deadlines, Close and the loop's Close
+//
+// SetDeadline, SetReadDeadline and SetWriteDeadline work from any
+// goroutine. A waiting call with a deadline arms a timer of the loop; when
+// it passes the call fails with an error for which
+// errors.Is(err, os.ErrDeadlineExceeded) holds and whose Timeout() is
+// true; a deadline already past fails the call before its system call; a
+// deadline moved while a call waits takes effect at once.
+//
+// Close works from any goroutine. It wakes every waiting call (they fail
+// with an error wrapping net.ErrClosed), lets go of the watchers on the
+// loop, and closes the descriptor once no call uses it (on the loop with
+// core.Loop.CloseFD), so a call never touches a file that took the number.
+// A second Close, and any call after it, fails with net.ErrClosed.
+//
+// When the loop is closed, fibers waiting on a socket are unwound: their
+// calls fail with an error wrapping both net.ErrClosed and
+// core.ErrLoopClosed, and their conns are closed, so no descriptor
+// outlives the loop. Goroutines waiting see the loop's Done channel and
+// fail the same way. Any later call on a conn of a closed loop fails so
+// too, and closes it; Close releases one that no call touched.
+//
+// # Errors
+//
+// Errors are those of package net: a *net.OpError (Op "read", "write",
+// "accept", "dial", "listen", "close", "set") naming the network and the
+// addresses, wrapping the *os.SyscallError of the system call (ECONNRESET,
+// EPIPE, ECONNREFUSED, EADDRINUSE, ...), os.ErrDeadlineExceeded or
+// net.ErrClosed. Read returns 0, io.EOF at the end of the stream, and 0,
+// nil at once for an empty buffer. A listener out of descriptors (EMFILE,
+// ENFILE) returns the error from Accept as a temporary net.Error, which
+// net/http's Serve retries, keeps listening, and holds its next accept(2)
+// back (5 ms, doubling to 1 s) so that a caller retrying at once does not
+// spin the loop. The package never logs.
+//
+// # Sharing with fibers: what blocks the loop
+//
+// A fiber must not block its goroutine on something that only the loop
+// can release, since the loop runs on that goroutine:
+//
+//   - net/http's client from a fiber, on conns of the same loop, deadlocks:
+//     the Transport's goroutines need the loop while the fiber waits on a
+//     channel. Run the whole client call through core.Await (the fiber
+//     suspends, the loop stays free); from a plain goroutine it works as
+//     is.
+//   - crypto/tls holds a sync.Mutex across Write (and Read, and the
+//     handshake): a tls.Conn used by one fiber at a time is fine, but two
+//     fibers writing one tls.Conn block the loop's goroutine on the lock
+//     held by the suspended first. The same holds for every wrapper that
+//     holds a sync.Mutex across I/O (bufio.Writer shared with a lock, a
+//     log.Logger on a conn). A Conn itself, and wrappers without locks
+//     (bufio used by one fiber, io.Copy), are safe to share.
+//   - net/http's Server (http.Serve on a Listener) runs its handlers on
+//     goroutines of its own: its conns take the goroutine path, with a
+//     goroutine running the loop.
+package socket

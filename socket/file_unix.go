@@ -1,0 +1,76 @@
+//go:build unix
+
+package socket
+
+import (
+	"net"
+	"os"
+
+	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
+)
+
+// fileFD adopts a duplicate of f's socket (FileConn, FileListener). The
+// duplicate is taken through f's RawConn, which leaves f's mode alone.
+func fileFD(l *core.Loop, f *os.File, listener bool) (*netFD, error) {
+	opErr := func(err error) error {
+		return &net.OpError{Op: "file", Net: "file+net", Source: nil, Addr: fileAddr(f.Name()), Err: err}
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, opErr(err)
+	}
+	ns := -1
+	var derr error
+	if err := rc.Control(func(s uintptr) { ns, derr = dupCloexec(int(s)) }); err != nil {
+		return nil, opErr(err)
+	}
+	if derr != nil {
+		return nil, opErr(derr)
+	}
+	fail := func(err error) (*netFD, error) {
+		unix.Close(ns)
+		return nil, opErr(err)
+	}
+	if err := unix.SetNonblock(ns, true); err != nil {
+		return fail(os.NewSyscallError("setnonblock", err))
+	}
+	sotype, err := unix.GetsockoptInt(ns, unix.SOL_SOCKET, unix.SO_TYPE)
+	if err != nil {
+		return fail(os.NewSyscallError("getsockopt", err))
+	}
+	if sotype != unix.SOCK_STREAM {
+		return fail(os.NewSyscallError("getsockopt", unix.EPROTONOSUPPORT))
+	}
+	lsa, err := unix.Getsockname(ns)
+	if err != nil {
+		return fail(os.NewSyscallError("getsockname", err))
+	}
+	var family int
+	var network string
+	switch lsa.(type) {
+	case *unix.SockaddrInet4:
+		family, network = unix.AF_INET, "tcp"
+	case *unix.SockaddrInet6:
+		family, network = unix.AF_INET6, "tcp"
+	case *unix.SockaddrUnix:
+		family, network = unix.AF_UNIX, "unix"
+	default:
+		return fail(os.NewSyscallError("getsockname", unix.EAFNOSUPPORT))
+	}
+	fd := newFD(l, ns, family, network)
+	fd.laddr = addrOf(lsa)
+	if listener {
+		fd.listener = true
+		return fd, nil
+	}
+	if rsa, err := unix.Getpeername(ns); err == nil {
+		fd.raddr = addrOf(rsa)
+	}
+	return fd, nil
+}
+
+type fileAddr string
+
+func (a fileAddr) Network() string { return "file+net" }
+func (a fileAddr) String() string  { return string(a) }

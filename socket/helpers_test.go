@@ -1,0 +1,115 @@
+//go:build unix
+
+package socket
+
+import (
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop"
+	"github.com/revoltgo/eventloop/core"
+	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// drivers lists the drivers this test runs on: EVENTLOOP_DRIVER alone if
+// it is set, else every driver of this build (kqueue with
+// -tags eventloop_libkqueue).
+func drivers() []string {
+	if name := os.Getenv(eventloop.EnvDriver); name != "" {
+		return []string{name}
+	}
+	return eventloop.Drivers()
+}
+
+// eachDriver runs f as a subtest per driver with a fresh loop, closed
+// after f.
+func eachDriver(t *testing.T, f func(t *testing.T, l *core.Loop)) {
+	t.Helper()
+	for _, name := range drivers() {
+		t.Run(name, func(t *testing.T) {
+			l, err := eventloop.NewWithDriver(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := l.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			f(t, l)
+		})
+	}
+}
+
+// newLoop makes a loop on the named driver, closed when the test ends.
+func newLoop(t *testing.T, name string) *core.Loop {
+	t.Helper()
+	l, err := eventloop.NewWithDriver(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func fcntlGetfd(fd int) (int, error) { return unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0) }
+
+// watchdog panics (with every goroutine's stack) if the test runs past d.
+func watchdog(t *testing.T, d time.Duration) {
+	t.Helper()
+	timer := time.AfterFunc(d, func() { panic("test " + t.Name() + " timed out") })
+	t.Cleanup(func() { timer.Stop() })
+}
+
+// runLoop runs l on a goroutine until the returned stop is called; a
+// referenced Repeat keeps it running meanwhile.
+func runLoop(t *testing.T, l *core.Loop) (stop func()) {
+	t.Helper()
+	keep := l.Repeat(time.Hour, func(core.CallbackID) {})
+	done := make(chan error, 1)
+	go func() { done <- l.Run() }()
+	// Wait until that goroutine runs the loop, before the test's goroutines
+	// use sockets (see block in block_unix.go).
+	running := make(chan struct{})
+	if err := l.Post(func() { close(running) }); err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		if err := l.Post(func() { l.Cancel(keep); l.Stop() }); err != nil {
+			t.Errorf("Post: %v", err)
+			return
+		}
+		if err := <-done; err != nil && !errors.Is(err, core.ErrLoopRunning) {
+			t.Errorf("Run: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// pair returns two connected Unix stream conns on l.
+func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		unix.CloseOnExec(fd)
+		if err := unix.SetNonblock(fd, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, "unix")}, &Conn{fd: newFD(l, fds[1], unix.AF_UNIX, "unix")}
+}

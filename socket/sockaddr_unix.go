@@ -1,0 +1,102 @@
+//go:build unix
+
+package socket
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// addrOf converts a socket address to the net.Addr that net's conns give.
+func addrOf(sa unix.Sockaddr) net.Addr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IPv4(a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]), Port: a.Port}
+	case *unix.SockaddrInet6:
+		ip := make(net.IP, net.IPv6len)
+		copy(ip, a.Addr[:])
+		return &net.TCPAddr{IP: ip, Port: a.Port, Zone: zoneName(a.ZoneId)}
+	case *unix.SockaddrUnix:
+		if a.Name == "" {
+			return nil // an unnamed socket, as net reports it
+		}
+		return &net.UnixAddr{Name: a.Name, Net: "unix"}
+	}
+	return nil
+}
+
+func zoneName(id uint32) string {
+	if id == 0 {
+		return ""
+	}
+	if ifi, err := net.InterfaceByIndex(int(id)); err == nil {
+		return ifi.Name
+	}
+	return strconv.FormatUint(uint64(id), 10)
+}
+
+func zoneID(zone string) uint32 {
+	if zone == "" {
+		return 0
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return uint32(ifi.Index)
+	}
+	n, _ := strconv.ParseUint(zone, 10, 32)
+	return uint32(n)
+}
+
+// inetSockaddr is the socket address of ap in family (AF_INET or
+// AF_INET6); an invalid address is the family's unspecified one.
+func inetSockaddr(family int, ap netip.AddrPort) (unix.Sockaddr, error) {
+	ip := ap.Addr()
+	switch family {
+	case unix.AF_INET:
+		if !ip.IsValid() {
+			ip = netip.IPv4Unspecified()
+		}
+		ip = ip.Unmap()
+		if !ip.Is4() {
+			return nil, &net.AddrError{Err: "non-IPv4 address", Addr: ip.String()}
+		}
+		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}, nil
+	case unix.AF_INET6:
+		if !ip.IsValid() {
+			ip = netip.IPv6Unspecified()
+		}
+		// A v4 address on a dual-stack socket is written v4-mapped, except
+		// the unspecified one, which means "any" in both families.
+		if ip.Is4() && ip != netip.IPv4Unspecified() {
+			ip = netip.AddrFrom16(ip.As16())
+		} else if ip.Is4() {
+			ip = netip.IPv6Unspecified()
+		}
+		return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16(), ZoneId: zoneID(ip.Zone())}, nil
+	}
+	return nil, errors.New("socket: unknown address family")
+}
+
+// familyOf picks the family of a socket that dials ap (or, listen, listens
+// on it) for network "tcp", "tcp4" or "tcp6", and whether IPV6_V6ONLY is
+// set, as net's favoriteAddrFamily does: "tcp" listening on the wildcard
+// address is dual-stack.
+func familyOf(network string, ap netip.AddrPort, listen bool) (family int, v6only bool) {
+	ip := ap.Addr()
+	switch network {
+	case "tcp4":
+		return unix.AF_INET, false
+	case "tcp6":
+		return unix.AF_INET6, true
+	}
+	if listen && (!ip.IsValid() || ip.IsUnspecified()) {
+		return unix.AF_INET6, false
+	}
+	if !ip.IsValid() || ip.Unmap().Is4() {
+		return unix.AF_INET, false
+	}
+	return unix.AF_INET6, false
+}
