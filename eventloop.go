@@ -1,5 +1,21 @@
-// Package eventloop picks a driver and makes loops: the scheduler itself is
-// package core, the drivers live under drivers/.
+// Package eventloop is the one import a program needs: it picks a driver
+// and makes loops, and gives the loop's types, options, errors and helpers
+// (Loop, CallbackID, Suspension, Await, WithWatchdog, ...) as aliases of
+// package core's, the scheduler, which documents them. The drivers live
+// under drivers/.
+//
+// The examples start from New, then Queue, Defer, Delay, Repeat,
+// OnReadable, OnSignal, Suspension, Await, Post, RunOnce (a loop inside
+// another), RunContext, the watchdog and Metrics.
+//
+// # Seeing inside a running loop
+//
+// WithWatchdog (or EVENTLOOP_DEBUG_SLOW=100ms) reports a callback that runs
+// past a threshold while it still runs, with the stack of its fiber, and
+// again when it returns. Loop.Metrics, safe from any goroutine, tells time
+// idle and busy (UtilizationSince), how late timers ran (a histogram),
+// ticks, fd events, callbacks by type, microtasks, posts and suspended
+// fibers; package expvarloop publishes them with expvar.
 //
 // New picks the driver in this order: the EVENTLOOP_DRIVER environment
 // variable ("stream", "epoll", "kqueue", "netpoll"; an unknown or unavailable
@@ -59,8 +75,14 @@ func pick() (name, why string) {
 	return "", "platform"
 }
 
-// New returns a loop on the driver picked as the package doc says.
-func New(opts ...core.Option) (*core.Loop, error) {
+// New returns a loop on the driver picked as the package doc says. Like
+// core.New it reads EVENTLOOP_DEBUG_TRACE and EVENTLOOP_DEBUG_SLOW; unlike
+// it, it returns an error naming EVENTLOOP_DEBUG_SLOW and its value when
+// that is not a positive duration.
+func New(opts ...Option) (*Loop, error) {
+	if _, err := core.DebugSlowFromEnv(); err != nil {
+		return nil, err
+	}
 	name, why := pick()
 	if name == "" {
 		return nil, fmt.Errorf("eventloop: no driver is available on this platform: %w", core.ErrUnsupported)
@@ -73,8 +95,11 @@ func New(opts ...core.Option) (*core.Loop, error) {
 }
 
 // NewWithDriver returns a loop on the named driver: "stream", "epoll",
-// "kqueue" or "netpoll".
-func NewWithDriver(name string, opts ...core.Option) (*core.Loop, error) {
+// "kqueue" or "netpoll". The environment is read as New reads it.
+func NewWithDriver(name string, opts ...Option) (*Loop, error) {
+	if _, err := core.DebugSlowFromEnv(); err != nil {
+		return nil, err
+	}
 	if !selection.Offers(name) {
 		what := "unknown"
 		if selection.Known(name) {
@@ -101,10 +126,12 @@ var defaultLoop struct {
 // safe to call from any goroutine; the loop it returns is not (only its
 // Post is): use it from the goroutine that runs it.
 //
-// Libraries that share the default loop never close it, and never keep it
-// across calls that might outlive it: they call Default when they need the
-// loop and cancel their own callbacks when done. The program closes it,
-// once, when nothing will use it again (after its last Run).
+// Libraries that share the default loop never close it, never run or stop
+// it, and never keep it across calls that might outlive it: they call
+// Default when they need the loop, register their callbacks (which keep it
+// running while they are referenced) and cancel them when done. The program
+// runs it (Run, or RunContext until a signal) and closes it, once, when
+// nothing will use it again (after its last Run).
 //
 // When New fails (EVENTLOOP_DRIVER names an unknown or unavailable driver,
 // the platform offers none, or the driver cannot be made, e.g. for lack of
@@ -113,7 +140,7 @@ var defaultLoop struct {
 // it (core.ErrUnsupported for a driver this build does not offer). Nothing
 // is kept, so a later call tries again. A program that must not panic calls
 // New and keeps the loop itself.
-func Default() *core.Loop {
+func Default() *Loop {
 	defaultLoop.Lock()
 	defer defaultLoop.Unlock()
 	if defaultLoop.l != nil && !defaultLoop.l.IsClosed() {

@@ -89,6 +89,7 @@ func LoopCases() []Case {
 		eventLoopTestCases(),
 		revoltInternalCases(),
 		faultCases(),
+		observeCases(),
 	} {
 		all = append(all, group...)
 	}

@@ -14,12 +14,13 @@ import (
 )
 
 // loopFactoryCase is a loop-level case that makes its own loops, each on a
-// fresh driver from the factory under test: several loops at once. Every
-// loop it makes has a watchdog and is closed when the case ends. newLoop
-// must be called from the case's own goroutine (it may fail the case).
+// fresh driver from the factory under test: several loops at once, or a
+// loop with options. Every loop it makes has a watchdog and is closed when
+// the case ends. newLoop must be called from the case's own goroutine (it
+// may fail the case).
 type loopFactoryCase struct {
 	Name string
-	Fn   func(t *testing.T, newLoop func() *core.Loop)
+	Fn   func(t *testing.T, newLoop func(opts ...core.Option) *core.Loop)
 }
 
 // loopFactoryCases lists the loop-level cases that make their own loops.
@@ -29,6 +30,11 @@ func loopFactoryCases() []loopFactoryCase {
 		// once, each with timers, an fd and fibers: they share nothing, so
 		// under -race no access conflicts, and each finishes its own work.
 		{"FaultEightLoopsOnEightGoroutines", faultEightLoops},
+		// The watchdog (WithWatchdog) reports a callback stuck in a tight
+		// loop, and one stuck in time.Sleep, while it still runs: its id,
+		// and its name in the stack of its fiber (observe.go).
+		{"WatchdogReportsCallbackInTightLoop", watchdogTightLoop},
+		{"WatchdogReportsCallbackInSleep", watchdogSleep},
 	}
 }
 
@@ -36,13 +42,13 @@ func runLoopFactoryCase(t *testing.T, newDriver func() (core.Driver, error), c l
 	// Added first, so it runs last: after the cleanups that close the loops.
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
-	c.Fn(t, func() *core.Loop {
+	c.Fn(t, func(opts ...core.Option) *core.Loop {
 		t.Helper()
 		d, err := newDriver()
 		if err != nil {
 			t.Fatalf("new driver: %v", err)
 		}
-		l := core.New(d)
+		l := core.New(d, opts...)
 		stop := watchdog(t, l)
 		t.Cleanup(func() {
 			stop()
@@ -117,7 +123,7 @@ func faultWork(l *core.Loop, seed uint64, pingPong func(*core.Loop, int, func(in
 	return errs
 }
 
-func faultEightLoops(t *testing.T, newLoop func() *core.Loop) {
+func faultEightLoops(t *testing.T, newLoop func(...core.Option) *core.Loop) {
 	const n = 8
 	loops := make([]*core.Loop, n)
 	pingPongs := make([]func(*core.Loop, int, func(int)), n)

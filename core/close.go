@@ -12,12 +12,14 @@ import (
 // Panics raised while unwinding come back joined in the error. A second
 // Close returns nil. Close from inside the loop (a callback or a fiber)
 // returns an error wrapping ErrLoopRunning: Stop the loop, and Close after
-// Run returns.
+// Run returns. A run that a goroutine made in RunUntil (a blocked socket
+// call) is not the owner's: Close stops it, waits for it to end, and the
+// RunUntil returns ErrLoopClosed.
 func (l *Loop) Close() error {
 	if l.closed {
 		return nil
 	}
-	if !l.entered.CompareAndSwap(false, true) {
+	if !l.entered.CompareAndSwap(false, true) && !l.takeFromRunUntil() {
 		return fmt.Errorf("%w: Close called while the loop runs (from a callback or another goroutine); Stop it and Close after Run returns", ErrLoopRunning)
 	}
 	defer l.entered.Store(false)
@@ -28,6 +30,10 @@ func (l *Loop) Close() error {
 	l.doneOnce.Do(l.initDone)
 	close(l.done)
 	l.enter(opClose)
+	if l.wd != nil {
+		l.wdStop()
+	}
+	l.publish(l.now(), false) // Metrics after Close: the final values
 	err := l.driver.Close()
 	if err != nil {
 		err = fmt.Errorf("eventloop: closing the %s driver: %w", l.driver.Name(), err)

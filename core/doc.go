@@ -44,7 +44,9 @@
 //
 // # Threading
 //
-// A loop belongs to one goroutine at a time; only Post is safe from others.
+// A loop belongs to one goroutine at a time. Post, Stop, Metrics, Done,
+// IsClosed and InFiber are safe from any goroutine (Stop, like Post, wakes
+// a loop blocked in its driver).
 // Fibers are coroutines on the runtime's coroutine switch (iter.Pull): a
 // switch costs about as much as a function call into another stack, and
 // exactly one fiber runs at a time. The runtime forbids switching to a
@@ -79,5 +81,22 @@
 // embedding in another loop; WithTracing (or EVENTLOOP_DEBUG_TRACE=1)
 // records where callbacks were created, for the deadlock error and Dump,
 // which also shows where every suspended fiber waits; Stats counts ticks,
-// callbacks, microtasks and fibers.
+// callbacks, microtasks and fibers; RunContext runs until a context is
+// done.
+//
+// # Seeing inside a running loop
+//
+// WithWatchdog (or EVENTLOOP_DEBUG_SLOW=100ms) reports a callback,
+// microtask, post or error handler that runs past a threshold while it
+// still runs, from a goroutine of its own, with the stack of the fiber
+// that runs it, and again when it returns (watchdog.go). Off, it costs a
+// predictable branch per microtask batch, per callback and per tick; on, a
+// clock read and an atomic swap per run, and per batch of runs. Metrics (metrics.go), readable
+// from any goroutine, tell time idle in the driver and busy, a histogram of
+// how late timers ran, ticks, fd events, callbacks by type, microtasks,
+// posts and suspended fibers: the loop counts in plain fields and
+// publishes a copy under a mutex before each blocking wait, every 1024
+// ticks, when a run ends and at Close. Timing a timer's lateness costs a
+// clock read per Delay callback (Repeat reuses the reading that re-arms
+// it); the slowest callback is timed only with the watchdog on.
 package core

@@ -90,8 +90,11 @@ func (l *Loop) drain(self *fiber) {
 // the two would be the largest cost of a tick that only runs defers. It is
 // one iteration of loopTask's loop, with previousIdle false.
 func (l *Loop) tickHere(self *fiber) bool {
-	if l.idle || l.cbFiber != self || l.stopped || l.closing || l.intr.set || l.once || l.isEmpty() {
+	if l.idle || l.cbFiber != self || l.stopped.Load() || l.closing || l.intr.set || l.once || l.isEmpty() {
 		return false
+	}
+	if l.wd != nil {
+		l.wdIdle() // the tick is not the last callback's time
 	}
 	l.idle = true
 	l.tick(false)
@@ -118,6 +121,9 @@ func (l *Loop) runMicrotasks(self *fiber) bool {
 // panic it returns (false, false) and runMicrotasks starts a new batch.
 func (l *Loop) microtaskBatch(self *fiber) (ret, done bool) {
 	defer l.recoverTo(0, 0)
+	if l.wd != nil {
+		return l.microtaskBatchWatched(self)
+	}
 	for l.microtasks.len() > 0 {
 		t := l.microtasks.pop()
 		l.stats.Microtasks++
@@ -130,6 +136,32 @@ func (l *Loop) microtaskBatch(self *fiber) (ret, done bool) {
 		}
 		// One branch in the common case: still the drainer, no fiber
 		// locals to clear, no interrupt.
+		if l.cbFiber != self || self.locals != nil || l.intr.set {
+			if !l.afterMicrotask(self) {
+				return false, true
+			}
+		}
+	}
+	return true, true
+}
+
+// microtaskBatchWatched is microtaskBatch's loop with the watchdog on:
+// each microtask, and each resumed fiber, is a watched run. It is kept
+// apart so that a loop without the watchdog pays one branch per batch, not
+// one per microtask; the two loops must stay the same but for wdBegin.
+func (l *Loop) microtaskBatchWatched(self *fiber) (ret, done bool) {
+	for l.microtasks.len() > 0 {
+		t := l.microtasks.pop()
+		l.stats.Microtasks++
+		if t.f != nil {
+			if t.f.suspended {
+				l.wdBegin(0, 0, kindResume, t.f, t.f.created)
+				l.switchTo(t.f)
+			}
+		} else {
+			l.wdBegin(0, 0, kindMicrotask, self, nil)
+			t.fn()
+		}
 		if l.cbFiber != self || self.locals != nil || l.intr.set {
 			if !l.afterMicrotask(self) {
 				return false, true
@@ -160,21 +192,36 @@ func (l *Loop) afterMicrotask(self *fiber) bool {
 // runCallback retires a one-shot callback (or re-arms a repeat) before
 // calling it, so that the callback may re-enable, cancel or register freely.
 func (l *Loop) runCallback(c *callback) {
-	l.stats.Callbacks++
 	id, typ := c.id, c.typ
-	if created := c.created(); created != nil {
+	l.m.byType[typ&7]++
+	created := c.created()
+	if created != nil {
 		l.cur.created = created // tracing: a suspended fiber says whose it is
 	}
+	if l.wd != nil {
+		l.wdBegin(id, typ, kindCallback, l.cur, created)
+	}
 	switch typ {
-	case TypeDefer, TypeDelay:
+	case TypeDefer:
 		fn := c.fn
+		l.cancel(c)
+		l.call(fn, id, typ)
+	case TypeDelay:
+		fn := c.fn
+		now := l.lastNow // the watchdog has just read the clock
+		if l.wd == nil {
+			now = l.now()
+		}
+		l.m.lateness.record(now - c.deadline)
 		l.cancel(c)
 		l.call(fn, id, typ)
 	case TypeRepeat:
 		fn := c.fn
+		due := c.deadline
 		// Re-armed now (now + interval), so it never runs twice in a tick.
 		l.disable(c)
-		_ = l.Enable(id)
+		_ = l.Enable(id) // reads the clock
+		l.m.lateness.record(l.lastNow - due)
 		l.call(fn, id, typ)
 	case TypeReadable, TypeWritable:
 		l.callFD(c.fdFn, id, typ, int(c.fd))
@@ -242,6 +289,9 @@ func (l *Loop) raise(err error) {
 // handle is the error-handler fiber's task. A panic in the handler comes out
 // of Run.
 func (l *Loop) handle(f *fiber) {
+	if l.wd != nil {
+		l.wdBegin(0, 0, kindHandler, f, nil)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			l.intr.set = true

@@ -29,6 +29,13 @@ type fiber struct {
 	stack     []byte // recorded by a probe
 	created   []uintptr
 
+	// With the watchdog: the fiber goroutine's id, and what the fiber ran
+	// last (what a resumed fiber goes on with).
+	gid     uint64
+	runID   CallbackID
+	runTyp  CallbackType
+	runKind runKind
+
 	prev, succ *fiber // fiberList links
 }
 
@@ -75,6 +82,9 @@ func (l *Loop) newFiber() *fiber {
 	f.next, f.stop = iter.Pull(func(yield func(struct{}) bool) {
 		f.yield = yield
 		l.markFiber()
+		if l.wd != nil {
+			f.gid = goid()
+		}
 		f.body()
 	})
 	l.fibers.add(f)
@@ -121,6 +131,9 @@ func (l *Loop) fiberExit(f *fiber) {
 	if l.cbFiber == f {
 		l.cbFiber = nil
 	}
+	if f.suspended {
+		l.m.suspended--
+	}
 	f.suspended = false
 }
 
@@ -146,6 +159,9 @@ func (l *Loop) spawn(kind taskKind) *fiber {
 // release ends a task: it reports whether the fiber goes to the pool (true)
 // or its goroutine ends.
 func (l *Loop) release(f *fiber) bool {
+	if l.wd != nil {
+		l.wdIdle() // its task has ended
+	}
 	l.fibersLive--
 	f.kind, f.arg = 0, nil
 	f.susp, f.locals, f.val, f.err = nil, nil, nil, nil
@@ -176,6 +192,9 @@ func (l *Loop) switchTo(f *fiber) {
 // park yields to the switcher without user-visible suspension: the callback
 // fiber between ticks, the loop fiber handing an interrupt to main.
 func (f *fiber) park() {
+	if f.l.wd != nil {
+		f.l.wdIdle()
+	}
 	f.parked = true
 	f.yield(struct{}{})
 	f.parked = false

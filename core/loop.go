@@ -72,13 +72,16 @@ type Loop struct {
 	mainWait     *Suspension // the main Suspend in progress
 	mainIntr     interrupt   // what the loop fiber handed main
 	mainDeadlock error
-	proxy        *proxy    // the goroutine that switches to fibers for main (run.go)
-	mark         fiberMark // how a fiber of this loop knows itself (infiber.go)
-	dump         string    // what opDump found
-	fibersLive   int       // fibers with a task in progress (not parked in the pool)
+	proxy        *proxy      // the goroutine that switches to fibers for main (run.go)
+	mark         fiberMark   // how a fiber of this loop knows itself (infiber.go)
+	runEnds      runEnds     // wakes goroutines waiting in RunUntil (rununtil.go)
+	runGen       uint64      // runs so far: a RunUntil's stop is for its own run only
+	untilRun     atomic.Bool // the run in progress was made by RunUntil
+	dump         string      // what opDump found
+	fibersLive   int         // fibers with a task in progress (not parked in the pool)
 	entered      atomic.Bool
 	intr         interrupt
-	stopped      bool
+	stopped      atomic.Bool // Stop: set from any goroutine, read by the tick
 	idle         bool
 	retiring     bool // the loop fiber asks the idle callback fiber to go to the pool
 	closing      bool
@@ -93,6 +96,8 @@ type Loop struct {
 	awaitState
 
 	stats Stats
+	m     metricsState // Metrics (metrics.go)
+	wd    *watchdog    // WithWatchdog (watchdog.go); nil: off
 }
 
 // interrupt is what the loop fiber hands back to main: the value or error a
@@ -144,6 +149,9 @@ func WithTracing() Option { return func(l *Loop) { l.trace = true } }
 const EnvDebugTrace = "EVENTLOOP_DEBUG_TRACE"
 
 // New returns a loop on driver d. The loop owns d: Close closes it.
+// EVENTLOOP_DEBUG_TRACE=1 turns tracing on and EVENTLOOP_DEBUG_SLOW the
+// watchdog, as the options would; New ignores an EVENTLOOP_DEBUG_SLOW it
+// cannot parse (eventloop.New returns an error for it instead).
 func New(d Driver, opts ...Option) *Loop {
 	if d == nil {
 		panic("eventloop: New called with a nil Driver")
@@ -154,6 +162,11 @@ func New(d Driver, opts ...Option) *Loop {
 		epoch:   time.Now(),
 		events:  make([]Event, 256),
 		trace:   os.Getenv(EnvDebugTrace) == "1",
+	}
+	// A value New cannot use is ignored here (New cannot fail);
+	// eventloop.New reports it.
+	if slow, err := DebugSlowFromEnv(); err == nil && slow > 0 {
+		l.wd = newWatchdog(slow, nil)
 	}
 	for _, o := range opts {
 		o(l)
@@ -170,8 +183,19 @@ func (l *Loop) now() int64 {
 	return l.lastNow
 }
 
-// Stop makes Run return at the end of the current tick.
-func (l *Loop) Stop() { l.stopped = true }
+// Stop makes Run return at the end of the current tick. Like Post, it is
+// safe from any goroutine: a loop blocked waiting for events is woken. A
+// Stop while no run is in progress has no effect on the next one (from
+// another goroutine, Post(l.Stop) stops the run that takes the post:
+// RunContext does that), and after Close it does nothing.
+func (l *Loop) Stop() {
+	l.stopped.Store(true)
+	// As Post: a loop about to block sets sleeping and then checks stopped
+	// (dispatch), so one of the two sees the other.
+	if l.sleeping.Load() && !l.closedFlag.Load() {
+		_ = l.driver.Wakeup() // fails only once the driver is closed
+	}
+}
 
 // IsRunning reports whether a run is in progress: the loop fiber is running
 // or is suspended because main was resumed (or an uncaught error came out of
@@ -207,6 +231,9 @@ func (l *Loop) ResumeDepth() int {
 // Stats returns the loop's counters.
 func (l *Loop) Stats() Stats {
 	s := l.stats
+	for _, n := range l.m.byType {
+		s.Callbacks += n
+	}
 	s.FibersLive = l.fibersLive
 	s.FiberGoroutines = l.fibers.n
 	return s

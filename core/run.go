@@ -1,18 +1,38 @@
 package core
 
+import "context"
+
 // Run runs the loop until no enabled referenced callback (nor post) is left,
 // or until Stop. It returns nil, an *UncaughtError that no error handler
 // took (the loop stays usable: Run again to go on), ErrLoopRunning if the
 // loop is already running (called from a callback, or on a second
 // goroutine), or ErrLoopClosed.
 func (l *Loop) Run() error {
-	if l.closed {
+	if l.closedFlag.Load() {
 		return ErrLoopClosed
 	}
 	if !l.entered.CompareAndSwap(false, true) {
 		return ErrLoopRunning
 	}
+	return l.runEntered(nil)
+}
+
+// runEntered runs the loop for the goroutine that has just claimed it
+// (entered), until it stops, or until done is closed (nil: never), then
+// lets it go and tells the goroutines waiting in RunUntil.
+func (l *Loop) runEntered(done <-chan struct{}) error {
+	defer l.runEnds.signal()
 	defer l.entered.Store(false)
+	if l.closed {
+		return ErrLoopClosed
+	}
+	l.runGen++ // a stop that a RunUntil posted is for its own run only
+	if done != nil {
+		defer l.stopWhenDone(done)()
+	}
+	if l.wd != nil {
+		l.wdStart()
+	}
 	l.enter(opRun)
 	intr := l.mainIntr
 	l.mainIntr = interrupt{}
@@ -142,4 +162,34 @@ func (l *Loop) RunOnce(wait bool) (alive bool, err error) {
 	defer func() { l.once, l.noWait = false, false }()
 	err = l.Run()
 	return !l.isEmpty(), err
+}
+
+// RunContext runs the loop as Run does, and also stops it when ctx is done:
+// it then returns ctx.Err() (at once if ctx is done already). It suits a
+// main that runs until a signal: ctx from signal.NotifyContext. The stop
+// travels as a Post, so it reaches the run even if ctx ends before the
+// run has begun; one that comes after the run has ended does nothing.
+func (l *Loop) RunContext(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ctx.Done() == nil {
+		return l.Run()
+	}
+	live, byCtx := true, false // both read and written on the loop only
+	stop := context.AfterFunc(ctx, func() {
+		_ = l.Post(func() {
+			if live {
+				byCtx = true
+				l.Stop()
+			}
+		})
+	})
+	err := l.Run()
+	stop()
+	live = false
+	if err == nil && byCtx {
+		return ctx.Err()
+	}
+	return err
 }

@@ -61,6 +61,10 @@ func (s *Suspension) Suspend() (any, error) {
 	s.pending = true
 	s.epoch++
 	f.suspended = true
+	l.m.suspended++
+	if l.wd != nil {
+		l.wdIdle() // a suspended callback is not running
+	}
 	for {
 		f.yield(struct{}{})
 		if !f.probe {
@@ -71,6 +75,7 @@ func (s *Suspension) Suspend() (any, error) {
 		f.stack = stackOf()
 	}
 	f.suspended = false
+	l.m.suspended--
 	if l.closing {
 		s.pending = false
 		return nil, ErrLoopClosed
@@ -101,6 +106,9 @@ func (s *Suspension) suspendMain() (any, error) {
 	s.pending = true
 	s.epoch++
 	l.mainWait = s
+	if l.wd != nil {
+		l.wdStart()
+	}
 	l.enter(opRun)
 	l.mainWait = nil
 	intr, deadlock := l.mainIntr, l.mainDeadlock

@@ -13,9 +13,10 @@ import (
 // drain.go), so this loop turns once per blocking tick, Stop, interrupt or
 // replaced callback fiber, not once per tick.
 func (l *Loop) loopTask() {
-	l.stopped = false
+	l.stopped.Store(false)
+	l.runBegins()
 	l.invokeCallbacks()
-	for !l.stopped && !l.closing {
+	for !l.stopped.Load() && !l.closing {
 		if l.intr.set {
 			l.invokeInterrupt()
 			continue
@@ -33,20 +34,35 @@ func (l *Loop) loopTask() {
 	}
 	l.retireCallbackFiber()
 	l.loopFiber = nil
+	l.runPauses()
 }
 
 func (l *Loop) isEmpty() bool {
 	return l.live == 0 && l.awaiting == 0 && l.postQueued == 0 && !l.postWaiting.Load()
 }
 
-// invokeInterrupt parks the loop fiber, handing l.intr to main.
-func (l *Loop) invokeInterrupt() { l.cur.park() }
+// invokeInterrupt parks the loop fiber, handing l.intr to main. An
+// uncaught error ends Run, so the run's time stops meanwhile; a resumed
+// main Suspend does not end the run (metrics.go).
+func (l *Loop) invokeInterrupt() {
+	if l.intr.uncaught == nil {
+		l.publish(l.lastNow, false)
+		l.cur.park()
+		return
+	}
+	l.runPauses()
+	l.cur.park()
+	l.runBegins()
+}
 
 // tick is one turn of the loop, as Revolt's AbstractDriver::tick: activate
 // what was enabled during the last tick, queue the defers, and wait for I/O,
 // signals and timers — blocking only if the previous tick was idle.
 func (l *Loop) tick(previousIdle bool) {
 	l.stats.Ticks++
+	if l.stats.Ticks%publishEvery == 0 {
+		l.publish(l.now(), false)
+	}
 	l.activate()
 	l.callbackQueue.reserve(len(l.enableDeferQueue))
 	for _, q := range l.enableDeferQueue {
@@ -61,10 +77,10 @@ func (l *Loop) tick(previousIdle bool) {
 	l.takePosts()
 	l.flushErrors()
 
-	blocking := (previousIdle || l.once) && !l.stopped && !l.isEmpty() && !l.noWait
+	blocking := (previousIdle || l.once) && !l.stopped.Load() && !l.isEmpty() && !l.noWait
 	if blocking {
 		l.invokeCallbacks()
-		if len(l.enableDeferQueue) > 0 || len(l.enableQueue) > 0 || l.stopped || l.closing || l.isEmpty() {
+		if len(l.enableDeferQueue) > 0 || len(l.enableQueue) > 0 || l.stopped.Load() || l.closing || l.isEmpty() {
 			blocking = false
 		}
 	}
@@ -130,11 +146,16 @@ func (l *Loop) dispatch(blocking bool) {
 		timeout = l.timeout()
 	}
 	if l.watching > 0 || timeout != 0 {
-		if timeout != 0 {
+		blocks, slept := timeout != 0, int64(0)
+		if blocks {
+			// The metrics are published before every blocking wait, and
+			// the wait counts as idle time.
+			slept = l.now()
+			l.publish(slept, true)
 			l.sleeping.Store(true)
-			// A post or signal that came before the flag was set did not wake
-			// the driver: do not block past it.
-			if l.postWaiting.Load() || l.signals.flag.Load() {
+			// A post, signal or Stop that came before the flag was set did
+			// not wake the driver: do not block past it.
+			if l.postWaiting.Load() || l.signals.flag.Load() || l.stopped.Load() {
 				timeout = 0
 			}
 		}
@@ -143,10 +164,14 @@ func (l *Loop) dispatch(blocking bool) {
 		}
 		n, err := l.driver.Wait(l.events, timeout)
 		l.sleeping.Store(false)
+		if blocks {
+			l.m.idle += l.now() - slept
+		}
+		l.m.fdEvents += uint64(n)
 		if err != nil {
 			// A driver that cannot wait cannot run the loop; say so once
 			// instead of spinning.
-			l.stopped = true
+			l.stopped.Store(true)
 			l.raise(&UncaughtError{Value: fmt.Errorf("%s driver: wait: %w", l.driver.Name(), err)})
 			return
 		}

@@ -112,8 +112,11 @@ type Report struct {
 	// (it adapts to the stacks the GC sees), which bounds a fiber's memory.
 	StackStart uint64         `json:"stack_start_bytes"`
 	Drivers    []DriverReport `json:"drivers"`
-	Floors     []FloorRow     `json:"floors"`
-	Targets    []Target       `json:"targets"`
+	// Table 3: the watchdog's cost (observe.go), on WatchdogDriver.
+	Watchdog       []OverheadRow `json:"watchdog"`
+	WatchdogDriver string        `json:"watchdog_driver"`
+	Floors         []FloorRow    `json:"floors"`
+	Targets        []Target      `json:"targets"`
 	// Peers is the peers program's own JSON report, when it ran.
 	Peers     json.RawMessage `json:"peers,omitempty"`
 	PeersNote string          `json:"peers_note,omitempty"`
@@ -215,6 +218,14 @@ func bench(cfg benchConfig) (*Report, error) {
 		dr.Cost = cost
 		rep.Drivers = append(rep.Drivers, dr)
 	}
+	// The watchdog's cost is the core's, the same on every driver: it is
+	// measured on the first.
+	rep.WatchdogDriver = cfg.drivers[0]
+	wd, err := measureWatchdog(cfg, rep.WatchdogDriver)
+	if err != nil {
+		return nil, err
+	}
+	rep.Watchdog = wd
 	rep.StackStart = stackStart()
 	rep.Targets = targets(rep)
 	return rep, nil
@@ -259,26 +270,15 @@ func measureCost(cfg benchConfig, driver string) ([]CostRow, error) {
 // (other processes, CPU frequency), and on the median of those ratios,
 // which ignores the pairs that a burst of noise hit in one run only.
 func costRow(cfg benchConfig, driver string, c costCase) (CostRow, error) {
-	var off, on []sample
-	var ratio []float64
-	for p := -1; p < cfg.pairs; p++ {
-		var sOff, sOn sample
-		for j := range 2 {
-			rule := (p+j)%2 == 0
-			s, err := costRun(driver, c, rule)
-			if err != nil {
-				return CostRow{}, fmt.Errorf("%s: %s, rule %s: %w", driver, c.name, onOff(rule), err)
-			}
-			if rule {
-				sOn = s
-			} else {
-				sOff = s
-			}
+	off, on, ratio, err := pairedRuns(cfg, func(rule bool) (sample, error) {
+		s, err := costRun(driver, c, rule)
+		if err != nil {
+			return s, fmt.Errorf("%s: %s, rule %s: %w", driver, c.name, onOff(rule), err)
 		}
-		if p >= 0 {
-			off, on = append(off, sOff), append(on, sOn)
-			ratio = append(ratio, float64(sOn.d)/float64(sOff.d))
-		}
+		return s, nil
+	})
+	if err != nil {
+		return CostRow{}, err
 	}
 	mOff, mOn := median(off), median(on)
 	r, lo, hi := medianCI(ratio)
@@ -302,6 +302,32 @@ func costRow(cfg benchConfig, driver string, c costCase) (CostRow, error) {
 		row.FasterUpstream = row.UpstreamNsOp / row.OnNsOp
 	}
 	return row, nil
+}
+
+// pairedRuns runs cfg.pairs pairs of runs, off and on back to back (which
+// goes first alternating), after one pair that is thrown away, and returns
+// the samples and the ratio on/off within each pair.
+func pairedRuns(cfg benchConfig, run func(on bool) (sample, error)) (off, on []sample, ratio []float64, err error) {
+	for p := -1; p < cfg.pairs; p++ {
+		var sOff, sOn sample
+		for j := range 2 {
+			isOn := (p+j)%2 == 0
+			s, err := run(isOn)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if isOn {
+				sOn = s
+			} else {
+				sOff = s
+			}
+		}
+		if p >= 0 {
+			off, on = append(off, sOff), append(on, sOn)
+			ratio = append(ratio, float64(sOn.d)/float64(sOff.d))
+		}
+	}
+	return off, on, ratio, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

@@ -187,9 +187,10 @@ func prepFibersOneTick(l *core.Loop, ops int) func() error {
 	}
 }
 
-// costRun times one case once on a fresh loop; Close is not timed.
-func costRun(driver string, c costCase, rule bool) (sample, error) {
-	l, err := eventloop.NewWithDriver(driver)
+// costRun times one case once on a fresh loop made with opts; Close is not
+// timed.
+func costRun(driver string, c costCase, rule bool, opts ...core.Option) (sample, error) {
+	l, err := eventloop.NewWithDriver(driver, opts...)
 	if err != nil {
 		return sample{}, err
 	}

@@ -42,6 +42,7 @@ func writeMarkdown(w io.Writer, rep *Report) {
 		}
 		fmt.Fprintln(w)
 	}
+	writeWatchdogMarkdown(w, rep)
 	fmt.Fprintf(w, "## Floors (bare Go)\n\n| floor | ops | ms | ns/op | allocs/op |\n|---|---:|---:|---:|---:|\n")
 	for _, f := range rep.Floors {
 		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.3f |\n", f.Name, f.Ops, f.MS, f.NsOp, f.AllocsOp)

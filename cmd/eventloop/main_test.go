@@ -84,15 +84,23 @@ func TestBenchReportShape(t *testing.T) {
 	if len(back.Floors) != 3 || len(back.Targets) == 0 {
 		t.Errorf("%d floors, %d targets", len(back.Floors), len(back.Targets))
 	}
-	// One progress line per nesting row, cost case and floor.
+	if got, want := len(back.Watchdog), len(watchdogCaseNames); got != want || back.WatchdogDriver != cfg.drivers[0] {
+		t.Errorf("%d watchdog rows on %q, want %d on %q", got, back.WatchdogDriver, want, cfg.drivers[0])
+	}
+	for _, r := range back.Watchdog {
+		if r.Ops <= 0 || r.OffNsOp <= 0 || r.OnNsOp <= 0 || r.CostLowPct > r.CostPct || r.CostPct > r.CostHighPct {
+			t.Errorf("watchdog row %+v", r)
+		}
+	}
+	// One progress line per nesting row, cost case, watchdog case and floor.
 	lines := strings.Count(progress.String(), "\n")
-	if want := len(d.Nesting) + len(d.Cost) + len(back.Floors); lines != want {
+	if want := len(d.Nesting) + len(d.Cost) + len(back.Watchdog) + len(back.Floors); lines != want {
 		t.Errorf("%d progress lines, want %d", lines, want)
 	}
 
 	var md bytes.Buffer
 	writeMarkdown(&md, &back)
-	for _, s := range []string{"Table 1", "Table 2", "| 20 | off |", "rule cost [95%]", "Floors", "Targets"} {
+	for _, s := range []string{"Table 1", "Table 2", "Table 3", "| 20 | off |", "rule cost [95%]", "Floors", "Targets"} {
 		if !strings.Contains(md.String(), s) {
 			t.Errorf("markdown lacks %q", s)
 		}

@@ -14,19 +14,18 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop"
-	"github.com/revoltgo/eventloop/core"
 	"golang.org/x/sys/unix"
 )
 
 // read suspends the calling fiber until fd is readable, then reads.
-func read(l *core.Loop, fd int, buf []byte) (int, error) {
+func read(l *eventloop.Loop, fd int, buf []byte) (int, error) {
 	for {
 		n, err := unix.Read(fd, buf)
 		if err != unix.EAGAIN {
 			return n, err
 		}
 		s := l.Suspension()
-		id := l.OnReadable(fd, func(id core.CallbackID, fd int) { s.Resume(nil) })
+		id := l.OnReadable(fd, func(id eventloop.CallbackID, fd int) { s.Resume(nil) })
 		_, err = s.Suspend()
 		l.Cancel(id)
 		if err != nil {
@@ -65,13 +64,13 @@ func run() error {
 	fmt.Printf("driver %s (picked by %s; this build offers %v)\n",
 		l.Driver().Name(), eventloop.DefaultDriverReason(), eventloop.Drivers())
 	for i := range 3 {
-		l.Delay(time.Duration(i+1)*10*time.Millisecond, func(core.CallbackID) {
+		l.Delay(time.Duration(i+1)*10*time.Millisecond, func(eventloop.CallbackID) {
 			msg := fmt.Sprintf("hello %d", i)
 			fmt.Printf("%6.1f ms  timer writes %q\n", ms(start), msg)
 			_, _ = unix.Write(fds[1], []byte(msg))
 		})
 	}
-	l.Defer(func(core.CallbackID) {
+	l.Defer(func(eventloop.CallbackID) {
 		buf := make([]byte, 64)
 		for range 3 {
 			fmt.Printf("%6.1f ms  fiber %d suspends in read\n", ms(start), l.FiberID())
@@ -89,6 +88,10 @@ func run() error {
 	st := l.Stats()
 	fmt.Printf("done: %d ticks, %d callbacks, %d microtasks, %d fibers started, %d live\n",
 		st.Ticks, st.Callbacks, st.Microtasks, st.FibersStarted, st.FibersLive)
+	m := l.Metrics()
+	fmt.Printf("busy %v of %v (utilization %.1f%%); timers ran at most %v late\n",
+		m.Busy().Round(time.Microsecond), m.Running.Round(time.Microsecond),
+		100*m.UtilizationSince(eventloop.Metrics{}).Utilization, m.TimerLateness.Max.Round(time.Microsecond))
 	return nil
 }
 

@@ -1,0 +1,239 @@
+package core_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The watchdog's rules (WithWatchdog): a run past the threshold is reported
+// once while it runs, with its kind and the stack of its fiber, and once
+// more when it returns (Done); reports come from the watchdog's goroutine,
+// which Close ends (TestMain's goleak checks that).
+
+const (
+	wdThreshold = 20 * time.Millisecond
+	wdBlock     = 100 * time.Millisecond
+)
+
+// reports collects the watchdog's reports; the report function runs on the
+// watchdog's goroutine, so the test reads them only after Close.
+type reports struct {
+	mu  sync.Mutex
+	got []core.SlowCallback
+}
+
+func (r *reports) add(s core.SlowCallback) {
+	r.mu.Lock()
+	r.got = append(r.got, s)
+	r.mu.Unlock()
+}
+
+func (r *reports) all() []core.SlowCallback {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]core.SlowCallback(nil), r.got...)
+}
+
+func newWatchedLoop(t *testing.T, r *reports, opts ...core.Option) *core.Loop {
+	t.Helper()
+	l := core.New(newTimerDriver(), append(opts, core.WithWatchdog(wdThreshold, r.add))...)
+	t.Cleanup(func() { _ = l.Close() })
+	return l
+}
+
+// stuckMicrotaskForWatchdog, stuckPostForWatchdog, stuckHandlerForWatchdog
+// and stuckResumedForWatchdog are named so that the stacks show them.
+func stuckMicrotaskForWatchdog() { time.Sleep(wdBlock) }
+func stuckPostForWatchdog()      { time.Sleep(wdBlock) }
+func stuckHandlerForWatchdog()   { time.Sleep(wdBlock) }
+func stuckResumedForWatchdog()   { time.Sleep(wdBlock) }
+
+// A microtask, a post, the error handler and a resumed fiber are each
+// reported with their kind, a stack inside them, and then Done.
+func TestWatchdogReportsEveryKindOfRun(t *testing.T) {
+	var r reports
+	l := newWatchedLoop(t, &r, core.WithTracing())
+	l.SetErrorHandler(func(error) { stuckHandlerForWatchdog() })
+	var deferID core.CallbackID
+	deferID = l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		l.Queue(func() { s.Resume(nil) })
+		_, _ = s.Suspend()
+		stuckResumedForWatchdog()
+	})
+	l.Queue(stuckMicrotaskForWatchdog)
+	require.NoError(t, l.Post(stuckPostForWatchdog))
+	l.Delay(time.Millisecond, func(core.CallbackID) { panic("boom") })
+	require.NoError(t, l.Run())
+	require.NoError(t, l.Close())
+
+	got := r.all()
+	want := map[string]string{
+		"microtask":     "stuckMicrotaskForWatchdog",
+		"post":          "stuckPostForWatchdog",
+		"error handler": "stuckHandlerForWatchdog",
+		"resumed defer": "stuckResumedForWatchdog",
+	}
+	for kind, frame := range want {
+		var running, done *core.SlowCallback
+		for i := range got {
+			if got[i].Kind != kind {
+				continue
+			}
+			if got[i].Done {
+				done = &got[i]
+			} else {
+				running = &got[i]
+			}
+		}
+		if !assert.NotNil(t, running, "no report of the %s while it ran; got %v", kind, got) {
+			continue
+		}
+		assert.Contains(t, running.Stack, frame, "%s: the stack does not show where it is stuck", kind)
+		assert.GreaterOrEqual(t, running.Elapsed, wdThreshold, kind)
+		if assert.NotNil(t, done, "no Done report of the %s", kind) {
+			assert.GreaterOrEqual(t, done.Elapsed, wdBlock, kind)
+			assert.Empty(t, done.Stack)
+		}
+		if kind == "resumed defer" {
+			assert.Equal(t, deferID, running.ID, "a resumed fiber is reported as the callback it runs")
+			assert.Equal(t, core.TypeDefer, running.Type)
+			assert.Contains(t, running.Created, "TestWatchdogReportsEveryKindOfRun", "with tracing, where the callback was created")
+		} else {
+			assert.Zero(t, running.ID, kind)
+		}
+	}
+	assert.Len(t, got, 2*len(want), "one report while running and one Done per slow run: %v", got)
+	m := l.Metrics()
+	assert.GreaterOrEqual(t, m.Slowest.Took, wdBlock, "the slowest run, with the watchdog on")
+}
+
+// A quick run is never reported, and a run that suspends is timed up to
+// its Suspend, not while it is suspended.
+func TestWatchdogIgnoresQuickAndSuspendedRuns(t *testing.T) {
+	var r reports
+	l := newWatchedLoop(t, &r)
+	l.Defer(func(core.CallbackID) {
+		s := l.Suspension()
+		l.Delay(wdBlock, func(core.CallbackID) { s.Resume(nil) })
+		_, _ = s.Suspend()
+	})
+	for range 100 {
+		l.Defer(func(core.CallbackID) {})
+	}
+	require.NoError(t, l.Run())
+	require.NoError(t, l.Close())
+	assert.Empty(t, r.all())
+	assert.Less(t, l.Metrics().Slowest.Took, wdThreshold)
+}
+
+// A report function that panics is recovered: the loop goes on, and the
+// next reports still come.
+func TestWatchdogReportPanicIsRecovered(t *testing.T) {
+	var mu sync.Mutex
+	calls := 0
+	l := core.New(newTimerDriver(), core.WithWatchdog(wdThreshold, func(core.SlowCallback) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		panic("report failed")
+	}))
+	defer l.Close()
+	ran := 0
+	for range 2 {
+		l.Defer(func(core.CallbackID) { time.Sleep(3 * wdThreshold); ran++ })
+	}
+	require.NoError(t, l.Run())
+	require.NoError(t, l.Close())
+	assert.Equal(t, 2, ran)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 4, calls, "two slow defers: two reports while running, two Done")
+}
+
+// WithWatchdog panics, naming the threshold, for a threshold that is not
+// positive: a programmer error.
+func TestWatchdogThresholdMustBePositive(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Second} {
+		assert.PanicsWithValue(t,
+			"eventloop: WithWatchdog called with a threshold of "+d.String()+"; it must be positive",
+			func() { core.WithWatchdog(d, nil) })
+	}
+}
+
+// EVENTLOOP_DEBUG_SLOW: a positive duration turns the watchdog on; a bad
+// value is an error naming the variable and the value, which core.New
+// ignores (it cannot fail).
+func TestDebugSlowFromEnv(t *testing.T) {
+	t.Setenv(core.EnvDebugSlow, "")
+	d, err := core.DebugSlowFromEnv()
+	require.NoError(t, err)
+	assert.Zero(t, d)
+	t.Setenv(core.EnvDebugSlow, "150ms")
+	d, err = core.DebugSlowFromEnv()
+	require.NoError(t, err)
+	assert.Equal(t, 150*time.Millisecond, d)
+	for _, bad := range []string{"soon", "0", "-5ms", "100"} {
+		t.Setenv(core.EnvDebugSlow, bad)
+		_, err := core.DebugSlowFromEnv()
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), core.EnvDebugSlow)
+		assert.Contains(t, err.Error(), `"`+bad+`"`)
+		l := core.New(newTimerDriver()) // ignored, no panic
+		l.Defer(func(core.CallbackID) {})
+		require.NoError(t, l.Run())
+		require.NoError(t, l.Close())
+	}
+}
+
+// With EVENTLOOP_DEBUG_SLOW set, core.New watches: the slowest callback is
+// timed (Metrics.Slowest is only measured with the watchdog on).
+func TestDebugSlowEnvTurnsWatchdogOn(t *testing.T) {
+	t.Setenv(core.EnvDebugSlow, "1h")
+	l := core.New(newTimerDriver())
+	defer l.Close()
+	id := l.Defer(func(core.CallbackID) { time.Sleep(time.Millisecond) })
+	require.NoError(t, l.Run())
+	s := l.Metrics().Slowest
+	assert.Equal(t, id, s.ID)
+	assert.Equal(t, "defer", s.Kind)
+	assert.GreaterOrEqual(t, s.Took, time.Millisecond)
+}
+
+// The watchdog goroutine sleeps between runs and comes back for the next;
+// Close ends it even if no run ever began, or one is parked mid-tick.
+func TestWatchdogAcrossRuns(t *testing.T) {
+	var r reports
+	l := newWatchedLoop(t, &r)
+	for range 3 {
+		l.Defer(func(core.CallbackID) { time.Sleep(2 * wdThreshold) })
+		require.NoError(t, l.Run())
+		time.Sleep(3 * wdThreshold) // long enough for it to park
+	}
+	require.NoError(t, l.Close())
+	assert.Len(t, r.all(), 6)
+
+	idle := core.New(newTimerDriver(), core.WithWatchdog(time.Second, nil))
+	require.NoError(t, idle.Close())
+
+	l2 := core.New(newTimerDriver(), core.WithWatchdog(time.Second, nil))
+	l2.Defer(func(core.CallbackID) { panic(errors.New("stop mid-tick")) })
+	l2.Defer(func(core.CallbackID) {})
+	require.Error(t, l2.Run())
+	require.NoError(t, l2.Close())
+}
+
+func TestSlowCallbackString(t *testing.T) {
+	s := core.SlowCallback{ID: 1 << 24, Type: core.TypeDefer, Kind: "defer", Fiber: 3,
+		Elapsed: 120 * time.Millisecond, Stack: "goroutine 9 [sleep]:\nmain.f()"}
+	assert.True(t, strings.HasPrefix(s.String(), "eventloop: slow defer callback cb1 still running after 120ms (fiber 3)\ngoroutine 9"), s.String())
+	s.Done, s.Stack = true, ""
+	assert.Equal(t, "eventloop: slow defer callback cb1 returned after 120ms (fiber 3)", s.String())
+}

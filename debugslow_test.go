@@ -1,0 +1,33 @@
+package eventloop_test
+
+import (
+	"testing"
+
+	"github.com/revoltgo/eventloop"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// EVENTLOOP_DEBUG_SLOW that is not a positive duration: New and
+// NewWithDriver return an error naming the variable and the value (core.New
+// cannot, and ignores it).
+func TestBadDebugSlowIsAnError(t *testing.T) {
+	for _, bad := range []string{"fast", "0", "-1s"} {
+		t.Setenv(eventloop.EnvDebugSlow, bad)
+		_, err := eventloop.New()
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), eventloop.EnvDebugSlow)
+		assert.Contains(t, err.Error(), `"`+bad+`"`)
+		assert.NotContains(t, err.Error(), eventloop.EnvDriver, "not blamed on the driver variable")
+		_, err = eventloop.NewWithDriver(eventloop.DefaultDriver())
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), eventloop.EnvDebugSlow)
+	}
+	t.Setenv(eventloop.EnvDebugSlow, "250ms")
+	l, err := eventloop.New()
+	require.NoError(t, err)
+	l.Defer(func(eventloop.CallbackID) {})
+	require.NoError(t, l.Run())
+	assert.Equal(t, "defer", l.Metrics().Slowest.Kind, "the watchdog is on: callbacks are timed")
+	require.NoError(t, l.Close())
+}
