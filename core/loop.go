@@ -89,6 +89,7 @@ type Loop struct {
 	closeErrs    []error
 	pendingErrs  []error
 	errHandler   func(error)
+	wd           *watchdog // WithWatchdog (watchdog.go); nil: off
 	trace        bool
 	mainLocals   map[any]any
 	once         bool // RunOnce: end the run after one tick
@@ -97,7 +98,6 @@ type Loop struct {
 
 	stats Stats
 	m     metricsState // Metrics (metrics.go)
-	wd    *watchdog    // WithWatchdog (watchdog.go); nil: off
 }
 
 // interrupt is what the loop fiber hands back to main: the value or error a

@@ -164,31 +164,24 @@ func (l *Loop) RunOnce(wait bool) (alive bool, err error) {
 	return !l.isEmpty(), err
 }
 
-// RunContext runs the loop as Run does, and also stops it when ctx is done:
-// it then returns ctx.Err() (at once if ctx is done already). It suits a
-// main that runs until a signal: ctx from signal.NotifyContext. The stop
-// travels as a Post, so it reaches the run even if ctx ends before the
-// run has begun; one that comes after the run has ended does nothing.
+// RunContext runs the loop as Run does, and also stops it when ctx is done;
+// it then returns ctx.Err() (at once if ctx is done already), as it does
+// whenever ctx is done by the time the run ends. It suits a main that runs
+// until a signal: ctx from signal.NotifyContext. The stop is posted for
+// this run only, so a cancellation that comes after the run has ended does
+// not stop the next one.
 func (l *Loop) RunContext(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if ctx.Done() == nil {
-		return l.Run()
+	if l.closedFlag.Load() {
+		return ErrLoopClosed
 	}
-	live, byCtx := true, false // both read and written on the loop only
-	stop := context.AfterFunc(ctx, func() {
-		_ = l.Post(func() {
-			if live {
-				byCtx = true
-				l.Stop()
-			}
-		})
-	})
-	err := l.Run()
-	stop()
-	live = false
-	if err == nil && byCtx {
+	if !l.entered.CompareAndSwap(false, true) {
+		return ErrLoopRunning
+	}
+	err := l.runEntered(ctx.Done())
+	if err == nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	return err
