@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
@@ -58,7 +59,28 @@ func echoCmd(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "echo: listening on %s, driver %s; SIGINT or SIGTERM stops (%d loops)\n",
 			g.servers[0].addr, g.servers[0].l.Driver().Name(), len(g.servers))
 	}()
-	return g.run()
+	err = g.run()
+	g.report(stdout)
+	return err
+}
+
+// report prints each loop's metrics once it has stopped (final values):
+// how busy it was, how many events a tick carried, how late its timers ran
+// and, with EVENTLOOP_DEBUG_SLOW set, its slowest callback.
+func (g *echoGroup) report(w io.Writer) {
+	for i, s := range g.servers {
+		m := s.l.Metrics()
+		u := m.UtilizationSince(core.Metrics{})
+		fmt.Fprintf(w, "echo: loop %d: busy %.1f%% of %v, %d ticks, %.2f events a tick, %d callbacks",
+			i, 100*u.Utilization, m.Running.Round(time.Millisecond), m.Ticks, m.EventsPerTick(), m.Callbacks)
+		if m.TimerLateness.Count > 0 {
+			fmt.Fprintf(w, ", timer lateness p50 %v p99 %v", m.TimerLateness.Quantile(0.5), m.TimerLateness.Quantile(0.99))
+		}
+		if m.Slowest.Took > 0 {
+			fmt.Fprintf(w, ", slowest %s %v", m.Slowest.Kind, m.Slowest.Took)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // echoGroup is the servers of one echo command, a loop each.
