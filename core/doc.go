@@ -45,8 +45,9 @@
 // # Threading
 //
 // A loop belongs to one goroutine at a time. Post, Stop, Metrics, Done,
-// IsClosed and InFiber are safe from any goroutine (Stop, like Post, wakes
-// a loop blocked in its driver).
+// IsClosed, InFiber and RunUntil are safe from any goroutine (Stop, like
+// Post, wakes a loop blocked in its driver; RunUntil runs the loop only
+// when no other goroutine does).
 // Fibers are coroutines on the runtime's coroutine switch (iter.Pull): a
 // switch costs about as much as a function call into another stack, and
 // exactly one fiber runs at a time. The runtime forbids switching to a
