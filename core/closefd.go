@@ -43,18 +43,7 @@ func (l *Loop) CloseFD(fd int) error {
 // deregisters it, in one driver call whatever the number of watchers.
 func (l *Loop) releaseFD(fd int) {
 	if fd < len(l.fds) {
-		st := &l.fds[fd]
-		ws := st.watchers
-		st.watchers = nil
-		st.held = 0
-		if st.registered {
-			st.registered = false
-			l.watching--
-			// The number is about to be released: an error (the fd was
-			// already gone) leaves nothing to undo.
-			_ = l.driver.Deregister(fd)
-		}
-		for _, c := range ws {
+		for _, c := range l.forgetFD(fd, &l.fds[fd], true) {
 			c.active = false
 			l.cancel(c)
 		}

@@ -176,6 +176,15 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 // dropFD stops watching fd after a driver error, a Closed event (then the
 // driver has forgotten it already) or a sweep, and reports its watchers.
 func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
+	l.reportWatchers(fd, l.forgetFD(fd, st, deregister), cause)
+}
+
+// forgetFD takes fd out of the loop's books in one driver call whatever the
+// number of its watchers (deregister false: the driver has forgotten it
+// already), and returns the watchers that were active, for the caller to
+// report or cancel. A Deregister error means the fd is gone already (closed
+// before its watchers were cancelled): there is nothing left to undo.
+func (l *Loop) forgetFD(fd int, st *fdState, deregister bool) []*callback {
 	ws := st.watchers
 	st.watchers = nil
 	st.held = 0
@@ -186,7 +195,7 @@ func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
 			_ = l.driver.Deregister(fd)
 		}
 	}
-	l.reportWatchers(fd, ws, cause)
+	return ws
 }
 
 // reportWatchers disables ws, the watchers of fd, and queues the FDError

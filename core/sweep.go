@@ -42,8 +42,10 @@ type sweeper struct {
 }
 
 // sweepBefore runs the sweep if it is due, before a Wait with timeout, and
-// returns the timeout capped at the next sweep.
-func (l *Loop) sweepBefore(timeout time.Duration) time.Duration {
+// returns the timeout capped at the next sweep. now is the clock reading
+// dispatch made before a blocking Wait (0: none; a poll reads the clock on
+// every sweepStride-th call only).
+func (l *Loop) sweepBefore(timeout time.Duration, now int64) time.Duration {
 	if !haveFileID || l.noFileIDs {
 		return timeout
 	}
@@ -54,7 +56,9 @@ func (l *Loop) sweepBefore(timeout time.Duration) time.Duration {
 			return 0
 		}
 	}
-	now := l.now()
+	if now == 0 {
+		now = l.now()
+	}
 	if s.interval == 0 {
 		s.interval = sweepMin
 		s.next = now + int64(sweepMin)

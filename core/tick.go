@@ -160,7 +160,7 @@ func (l *Loop) dispatch(blocking bool) {
 			}
 		}
 		if l.watching > 0 {
-			timeout = l.sweepBefore(timeout)
+			timeout = l.sweepBefore(timeout, slept)
 		}
 		n, err := l.driver.Wait(l.events, timeout)
 		l.sleeping.Store(false)
