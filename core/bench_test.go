@@ -49,8 +49,9 @@ func BenchmarkFloorPullRoundTrip(b *testing.B) {
 }
 
 // BenchmarkMicrotask: b.N microtasks, each queueing the next.
-func BenchmarkMicrotask(b *testing.B) {
-	l := benchLoop(b)
+func BenchmarkMicrotask(b *testing.B) { benchMicrotasks(b, benchLoop(b)) }
+
+func benchMicrotasks(b *testing.B, l *core.Loop) {
 	n := b.N
 	var fn func()
 	fn = func() {
@@ -237,19 +238,7 @@ func benchDeferBatch(b *testing.B, loop func() *core.Loop) {
 func BenchmarkMicrotaskWatchdog(b *testing.B) {
 	l := core.New(newTimerDriver(), core.WithWatchdog(time.Minute, func(core.SlowCallback) {}))
 	b.Cleanup(func() { _ = l.Close() })
-	n := b.N
-	var fn func()
-	fn = func() {
-		if n--; n > 0 {
-			l.Queue(fn)
-		}
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	l.Queue(fn)
-	if err := l.Run(); err != nil {
-		b.Fatal(err)
-	}
+	benchMicrotasks(b, l)
 }
 
 func BenchmarkDeferWatchdog(b *testing.B) {
