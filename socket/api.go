@@ -56,7 +56,8 @@ func (lc *ListenConfig) Listen(ctx context.Context, l *core.Loop, network, addre
 }
 
 // Dial connects to address on the named network ("tcp", "tcp4", "tcp6",
-// "unix") with the loop l, as DialContext with context.Background().
+// "unix"; "udp", "udp4", "udp6", "unixgram" for a connected datagram
+// socket) with the loop l, as DialContext with context.Background().
 func Dial(l *core.Loop, network, address string) (*Conn, error) {
 	return DialContext(context.Background(), l, network, address)
 }
@@ -68,6 +69,9 @@ func Dial(l *core.Loop, network, address string) (*Conn, error) {
 // ctx ends first, the error wraps context.Canceled, or for a deadline is a
 // timeout (errors.Is os.ErrDeadlineExceeded and context.DeadlineExceeded).
 // TCP connections get TCP_NODELAY and 15 s keep-alives, as net.Dial's do.
+// A datagram socket connects at once; each of its Writes sends one
+// datagram and each Read returns one, and its PacketConn method gives the
+// same socket as a *PacketConn, as net's *UDPConn is both.
 func DialContext(ctx context.Context, l *core.Loop, network, address string) (*Conn, error) {
 	if l == nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errNilLoop}
@@ -107,31 +111,34 @@ func FileListener(l *core.Loop, f *os.File) (*Listener, error) {
 	return &Listener{fd: fd}, nil
 }
 
-// Conn is a stream connection (TCP or Unix) on a loop. It implements
-// net.Conn; every method is safe from any goroutine, and each waits as the
-// package doc says: a fiber of the conn's loop suspends, any other
-// goroutine blocks.
+// Conn is a stream connection (TCP or Unix) on a loop, or a connected
+// datagram socket (Dial on "udp" or "unixgram"). It implements net.Conn;
+// every method is safe from any goroutine, and each waits as the package
+// doc says: a fiber of the conn's loop suspends, any other goroutine
+// blocks.
 type Conn struct{ fd *netFD }
 
 var _ net.Conn = (*Conn)(nil)
 
 func (c *Conn) ok() bool { return c != nil && c.fd != nil }
 
-// Read reads up to len(b) bytes. It returns 0, io.EOF at the end of the
-// stream, and 0, nil at once for an empty b.
+// Read reads up to len(b) bytes (one datagram, cut to b, from a datagram
+// socket). It returns 0, io.EOF at the end of a stream, and 0, nil at once
+// for an empty b.
 func (c *Conn) Read(b []byte) (int, error) {
 	if !c.ok() {
 		return 0, syscall.EINVAL
 	}
 	n, err := c.fd.read(b)
-	if err != nil && err != io.EOF {
-		err = c.fd.opError("read", err)
+	if err != nil {
+		err = c.fd.readError(err)
 	}
 	return n, err
 }
 
 // Write writes all of b unless an error (a deadline, Close, the peer)
-// stops it; concurrent Writes do not interleave.
+// stops it; concurrent Writes do not interleave. On a datagram socket it
+// sends b as one datagram, an empty one included.
 func (c *Conn) Write(b []byte) (int, error) {
 	if !c.ok() {
 		return 0, syscall.EINVAL
@@ -179,7 +186,8 @@ func (c *Conn) CloseWrite() error {
 	return nil
 }
 
-// LocalAddr returns the local address (*net.TCPAddr or *net.UnixAddr).
+// LocalAddr returns the local address (*net.TCPAddr, *net.UDPAddr or
+// *net.UnixAddr).
 func (c *Conn) LocalAddr() net.Addr {
 	if !c.ok() {
 		return nil
@@ -187,7 +195,8 @@ func (c *Conn) LocalAddr() net.Addr {
 	return c.fd.laddr
 }
 
-// RemoteAddr returns the peer's address (*net.TCPAddr or *net.UnixAddr).
+// RemoteAddr returns the peer's address (*net.TCPAddr, *net.UDPAddr or
+// *net.UnixAddr).
 func (c *Conn) RemoteAddr() net.Addr {
 	if !c.ok() {
 		return nil
@@ -393,9 +402,23 @@ func (c *rawConn) Write(f func(fd uintptr) (done bool)) error {
 	return nil
 }
 
-// opError wraps err as net's conns do.
+// readError is Read's error: io.EOF as is, anything else wrapped.
+//
+//go:noinline
+func (fd *netFD) readError(err error) error {
+	if err == io.EOF {
+		return err
+	}
+	return fd.opError("read", err)
+}
+
+// opError wraps err as net's conns do. It is not inlined: the error path
+// would otherwise widen the frames of Read and Write, which sit on the
+// stack of every fiber suspended in them (see enqueue).
+//
+//go:noinline
 func (fd *netFD) opError(op string, err error) error {
-	if fd.listener {
+	if fd.ln != nil {
 		return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
 	}
 	return &net.OpError{Op: op, Net: fd.net, Source: fd.laddr, Addr: fd.raddr, Err: err}

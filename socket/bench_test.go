@@ -3,6 +3,7 @@
 package socket
 
 import (
+	"net"
 	"testing"
 
 	"github.com/revoltgo/eventloop"
@@ -53,6 +54,59 @@ func BenchmarkFiberPingPong(b *testing.B) {
 						return
 					}
 					if _, err := x.Read(buf); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			if err := l.Run(); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+		})
+	}
+}
+
+// BenchmarkFiberPacketPingPong is BenchmarkFiberPingPong for datagrams:
+// two fibers bounce a UDP datagram with WriteToUDPAddrPort and
+// ReadFromUDPAddrPort, every read suspending. It allocates nothing once
+// the sockets exist.
+func BenchmarkFiberPacketPingPong(b *testing.B) {
+	for _, name := range drivers() {
+		b.Run(name, func(b *testing.B) {
+			l, err := eventloop.NewWithDriver(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			x, y := listenOurs(b, l, "udp4"), listenOurs(b, l, "udp4")
+			xa, ya := x.LocalAddr().(*net.UDPAddr).AddrPort(), y.LocalAddr().(*net.UDPAddr).AddrPort()
+			n := b.N
+			l.Defer(func(core.CallbackID) {
+				buf := make([]byte, 8)
+				for range n {
+					if _, _, err := y.ReadFromUDPAddrPort(buf); err != nil {
+						b.Error(err)
+						return
+					}
+					if _, err := y.WriteToUDPAddrPort(buf, xa); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			l.Defer(func(core.CallbackID) {
+				buf := make([]byte, 8)
+				for i := range n {
+					if i == 1 {
+						b.ResetTimer()
+						b.ReportAllocs()
+					}
+					if _, err := x.WriteToUDPAddrPort(buf, ya); err != nil {
+						b.Error(err)
+						return
+					}
+					if _, _, err := x.ReadFromUDPAddrPort(buf); err != nil {
 						b.Error(err)
 						return
 					}

@@ -38,8 +38,8 @@ func (d *dir) expired() bool {
 }
 
 // setDeadline stores the deadlines and, if someone waits in a direction it
-// changed, has the loop look again: an expired deadline wakes them, a
-// moved one re-arms the timer.
+// changed, has the loop look again (syncDirs): an expired deadline wakes
+// them, a moved one re-arms the timer.
 func (fd *netFD) setDeadline(t time.Time, r, w bool) error {
 	if !fd.incref() {
 		return fd.closedErr()
@@ -56,24 +56,14 @@ func (fd *netFD) setDeadline(t time.Time, r, w bool) error {
 		waiting = waiting || fd.wr.queued.Load() > 0
 	}
 	if waiting {
-		fd.onLoopAsync(fd.rearmFn)
+		// The loop wakes them if it has passed, or re-arms their timer:
+		// from a fiber in a microtask of this tick, allocating nothing;
+		// from elsewhere posted.
+		if fd.l.InFiber() {
+			fd.queueSync()
+		} else {
+			_ = fd.l.Post(fd.syncDirs)
+		}
 	}
 	return nil
-}
-
-// rearm runs on the loop after a deadline changed.
-func (fd *netFD) rearm() {
-	if fd.l.IsClosed() {
-		return
-	}
-	for _, d := range [2]*dir{&fd.rd, &fd.wr} {
-		if len(d.io) == 0 && len(d.other) == 0 {
-			continue // the next wait arms what it needs
-		}
-		if d.expired() {
-			d.wakeAll()
-		} else {
-			d.armTimer()
-		}
-	}
 }

@@ -21,20 +21,28 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 	if err := ctx.Err(); err != nil {
 		return nil, opErr(nil, ctxError(err))
 	}
+	sotype := unix.SOCK_STREAM
 	switch network {
-	case "tcp", "tcp4", "tcp6":
+	case "udp", "udp4", "udp6", "unixgram":
+		sotype = unix.SOCK_DGRAM
+	}
+	switch network {
+	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
 		aps, err := resolve(ctx, l, network, address)
 		if err != nil {
 			return nil, opErr(nil, err)
 		}
 		var first error
 		for _, ap := range aps {
-			raddr := net.TCPAddrFromAddrPort(ap)
+			var raddr net.Addr = net.TCPAddrFromAddrPort(ap)
+			if sotype == unix.SOCK_DGRAM {
+				raddr = net.UDPAddrFromAddrPort(ap)
+			}
 			family, _ := familyOf(network, ap, false)
 			sa, err := inetSockaddr(family, ap)
 			if err == nil {
 				var fd *netFD
-				if fd, err = dialOne(ctx, l, network, family, sa, raddr); err == nil {
+				if fd, err = dialOne(ctx, l, network, family, sotype, sa, raddr); err == nil {
 					return fd, nil
 				}
 			}
@@ -46,9 +54,9 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 			}
 		}
 		return nil, first
-	case "unix":
-		raddr := &net.UnixAddr{Name: address, Net: "unix"}
-		fd, err := dialOne(ctx, l, network, unix.AF_UNIX, &unix.SockaddrUnix{Name: address}, raddr)
+	case "unix", "unixgram":
+		raddr := &net.UnixAddr{Name: address, Net: network}
+		fd, err := dialOne(ctx, l, network, unix.AF_UNIX, sotype, &unix.SockaddrUnix{Name: address}, raddr)
 		if err != nil {
 			return nil, opErr(raddr, err)
 		}
@@ -57,26 +65,31 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 	return nil, opErr(nil, net.UnknownNetworkError(network))
 }
 
-func dialOne(ctx context.Context, l *core.Loop, network string, family int, sa unix.Sockaddr, raddr net.Addr) (*netFD, error) {
-	s, err := sysSocket(family, unix.SOCK_STREAM, 0)
+// dialOne makes one socket and connects it. A datagram socket connects at
+// once: connect(2) only sets its peer.
+func dialOne(ctx context.Context, l *core.Loop, network string, family, sotype int, sa unix.Sockaddr, raddr net.Addr) (*netFD, error) {
+	s, err := sysSocket(family, sotype, 0)
 	if err != nil {
 		return nil, os.NewSyscallError("socket", err)
 	}
-	fd := newFD(l, s, family, network)
+	fd := newFD(l, s, family, sotype, network)
+	if sotype == unix.SOCK_DGRAM && family != unix.AF_UNIX {
+		_ = fd.setsockopt(unix.SOL_SOCKET, unix.SO_BROADCAST, 1) // as net
+	}
 	if err := fd.connect(ctx, sa); err != nil {
 		_ = fd.close()
 		return nil, err
 	}
 	if rsa, err := unix.Getpeername(s); err == nil {
-		if a := addrOf(rsa); a != nil {
+		if a := addrOf(rsa, sotype); a != nil {
 			raddr = a
 		}
 	}
 	fd.raddr = raddr
 	if lsa, err := unix.Getsockname(s); err == nil {
-		fd.laddr = addrOf(lsa)
+		fd.laddr = addrOf(lsa, sotype)
 	}
-	if family != unix.AF_UNIX {
+	if family != unix.AF_UNIX && sotype == unix.SOCK_STREAM {
 		_ = fd.setNoDelay(true)
 		_ = fd.keepAlive(0)
 	}
@@ -100,7 +113,7 @@ func (fd *netFD) connect(ctx context.Context, sa unix.Sockaddr) error {
 		break
 	}
 	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { fd.onLoopAsync(fd.wr.wakeAll) })
+		stop := context.AfterFunc(ctx, func() { _ = fd.l.Post(fd.wr.wakeAll) }) // on a goroutine of its own
 		defer stop()
 	}
 	d := &fd.wr
@@ -150,8 +163,8 @@ func (fd *netFD) connect(ctx context.Context, sa unix.Sockaddr) error {
 	}
 }
 
-// resolve turns "host:port" into addresses for network ("tcp", "tcp4",
-// "tcp6"), in the resolver's order. An empty host is the unspecified
+// resolve turns "host:port" into addresses for an inet network ("tcp",
+// "udp4", ...), in the resolver's order. An empty host is the unspecified
 // address (an invalid netip.Addr): the wildcard to listen on, the local
 // system to dial.
 func resolve(ctx context.Context, l *core.Loop, network, address string) ([]netip.AddrPort, error) {
@@ -171,11 +184,8 @@ func resolve(ctx context.Context, l *core.Loop, network, address string) ([]neti
 		ips = []netip.Addr{ip}
 	} else {
 		ipNet := "ip"
-		switch network {
-		case "tcp4":
-			ipNet = "ip4"
-		case "tcp6":
-			ipNet = "ip6"
+		if v := ipVersion(network); v != 0 {
+			ipNet += string(v)
 		}
 		ips, err = offLoop(ctx, l, func(ctx context.Context) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, ipNet, host)
@@ -187,7 +197,7 @@ func resolve(ctx context.Context, l *core.Loop, network, address string) ([]neti
 	var aps []netip.AddrPort
 	for _, ip := range ips {
 		v4 := ip.Unmap().Is4()
-		if (network == "tcp4" && !v4) || (network == "tcp6" && v4) {
+		if v := ipVersion(network); (v == '4' && !v4) || (v == '6' && v4) {
 			continue
 		}
 		if v4 {

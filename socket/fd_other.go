@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"time"
@@ -21,10 +22,14 @@ var errUnsupported = fmt.Errorf("socket: not available on %s: %w", runtime.GOOS,
 type netFD struct {
 	net          string
 	laddr, raddr net.Addr
-	listener     bool
+	ln           *struct{}
 }
 
 func listen(ctx context.Context, lc *ListenConfig, l *core.Loop, network, address string) (*netFD, error) {
+	return nil, &net.OpError{Op: "listen", Net: network, Err: errUnsupported}
+}
+
+func listenPacket(ctx context.Context, lc *ListenConfig, l *core.Loop, network, address string) (*netFD, error) {
 	return nil, &net.OpError{Op: "listen", Net: network, Err: errUnsupported}
 }
 
@@ -49,3 +54,14 @@ func (fd *netFD) rawControl(func(uintptr)) error                 { return errUns
 func (fd *netFD) rawWait(write bool, f func(uintptr) bool) error { return errUnsupported }
 func (fd *netFD) dup() (*os.File, error)                         { return nil, errUnsupported }
 func (fd *netFD) accept(time.Duration) (*netFD, error)           { return nil, errUnsupported }
+func (fd *netFD) dgram() bool                                    { return false }
+func (fd *netFD) unixFamily() bool                               { return false }
+func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from peer, err error) {
+	return 0, 0, 0, peer{}, errUnsupported
+}
+func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err error) {
+	return 0, 0, errUnsupported
+}
+func (fd *netFD) udpAddrPort(a *net.UDPAddr) (netip.AddrPort, error) {
+	return netip.AddrPort{}, errUnsupported
+}

@@ -17,39 +17,51 @@ import (
 // it closed, wakes every waiter and lets go of the loop's watchers; the
 // last call to finish closes the number, so a call never reads a file that
 // took the number after Close.
+//
+// It is what an idle connection costs besides its fiber, so what only
+// some sockets need lives elsewhere: a listener's state behind ln, the
+// callbacks of the loop made when first needed (TestIdleConnections).
 type netFD struct {
 	l     *core.Loop
 	sysfd int
 
-	family   int
-	net      string
-	laddr    net.Addr
-	raddr    net.Addr
-	listener bool
-	unlink   string // a unix listener's socket file, removed on Close
+	family int32
+	sotype int32 // SOCK_STREAM or SOCK_DGRAM
+	net    string
+	laddr  net.Addr
+	raddr  net.Addr // a datagram socket is connected if it has one
 
 	// state counts references (low bits) and says closed (closedBit). Open
 	// holds one reference, dropped by whoever sets closedBit.
 	state      atomic.Int64
 	byLoop     atomic.Bool // closed because the loop was closed
 	touched    atomic.Bool // a wait reached the loop: it may hold watchers and timers
+	syncQueued bool        // the loop's: a microtask will bring the watchers and timers in line (sync)
 	rd, wr     dir
-	backoff    atomic.Int64 // listener: no accept(2) before this (mono ns); 0: none
-	backoffLen int64        // listener: the next back-off; the read lock guards it
+	ln         *listenState // a listener's; nil for a connection
 
-	rearmFn func() // preallocated: SetDeadline from a fiber allocates nothing
+	syncFn func() // fd.syncDirs, made with the fd: not on a fiber's stack (see enqueue)
+}
+
+// listenState is what a listener has beyond a connection.
+type listenState struct {
+	backoff    atomic.Int64 // no accept(2) before this (mono ns); 0: none
+	backoffLen int64        // the next back-off; the read lock guards it
+	unlink     string       // a unix listener's socket file, removed on Close
 }
 
 const closedBit = 1 << 62
 
-func newFD(l *core.Loop, sysfd, family int, network string) *netFD {
-	fd := &netFD{l: l, sysfd: sysfd, family: family, net: network}
+func newFD(l *core.Loop, sysfd, family, sotype int, network string) *netFD {
+	fd := &netFD{l: l, sysfd: sysfd, family: int32(family), sotype: int32(sotype), net: network}
 	fd.state.Store(1)
 	fd.rd.init(fd, false)
 	fd.wr.init(fd, true)
-	fd.rearmFn = fd.rearm
+	fd.syncFn = fd.syncDirs
 	return fd
 }
+
+func (fd *netFD) dgram() bool { return fd.sotype == unix.SOCK_DGRAM }
 
 func (fd *netFD) isClosed() bool { return fd.state.Load()&closedBit != 0 }
 
@@ -112,10 +124,10 @@ func (fd *netFD) close() error {
 	if !fd.markClosed() {
 		return fd.closedErr()
 	}
-	if fd.unlink != "" {
+	if fd.ln != nil && fd.ln.unlink != "" {
 		// As net's UnixListener: remove the name before the socket goes,
 		// so that nobody connects to a socket about to close.
-		_ = unix.Unlink(fd.unlink)
+		_ = unix.Unlink(fd.ln.unlink)
 	}
 	// A wait sets touched before it looks at closedBit, and Close the
 	// other way round: a wait that Close does not see finds the fd closed
@@ -193,19 +205,16 @@ func (fd *netFD) unlock(d *dir) {
 	// A waiter counts itself before its last try of the lock, so either
 	// it sees the lock free or this sees it waiting.
 	if d.lockWait.Load() > 0 {
-		fd.onLoopAsync(d.wakeOtherFn)
+		// From a fiber at once; from elsewhere posted (dropped if the
+		// loop is closed: its waiters see Done). Only the post makes a
+		// closure.
+		if fd.l.InFiber() {
+			d.wakeOther()
+		} else {
+			_ = fd.l.Post(d.wakeOther)
+		}
 	}
 	fd.decref()
-}
-
-// onLoopAsync runs fn on the loop: at once from one of its fibers, else
-// posted (dropped if the loop is closed: its waiters see Done).
-func (fd *netFD) onLoopAsync(fn func()) {
-	if fd.l.InFiber() {
-		fn()
-		return
-	}
-	_ = fd.l.Post(fn)
 }
 
 // onLoopSync runs fn on the loop and returns once it has run: at once from

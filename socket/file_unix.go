@@ -58,14 +58,14 @@ func fileFD(l *core.Loop, f *os.File, listener bool) (*netFD, error) {
 	default:
 		return fail(os.NewSyscallError("getsockname", unix.EAFNOSUPPORT))
 	}
-	fd := newFD(l, ns, family, network)
-	fd.laddr = addrOf(lsa)
+	fd := newFD(l, ns, family, unix.SOCK_STREAM, network)
+	fd.laddr = addrOf(lsa, unix.SOCK_STREAM)
 	if listener {
-		fd.listener = true
+		fd.ln = &listenState{}
 		return fd, nil
 	}
 	if rsa, err := unix.Getpeername(ns); err == nil {
-		fd.raddr = addrOf(rsa)
+		fd.raddr = addrOf(rsa, unix.SOCK_STREAM)
 	}
 	return fd, nil
 }

@@ -111,5 +111,5 @@ func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
 			t.Fatal(err)
 		}
 	}
-	return &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, "unix")}, &Conn{fd: newFD(l, fds[1], unix.AF_UNIX, "unix")}
+	return &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}, &Conn{fd: newFD(l, fds[1], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
 }

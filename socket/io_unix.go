@@ -14,8 +14,14 @@ import (
 // larger counts.
 const maxRW = 1 << 30
 
+// read is Conn.Read: one read(2), as net's, whatever the socket type (a
+// datagram socket reads one datagram). It is written out rather than on
+// ioLoop: its frames are on the stack of every fiber suspended in Read,
+// which is most of what an idle connection costs (see enqueue).
 func (fd *netFD) read(p []byte) (int, error) {
 	if len(p) == 0 {
+		// As net: at once, without a system call (which would say 0, like
+		// the end of the stream, or take a datagram away).
 		if fd.isClosed() {
 			return 0, fd.closedErr()
 		}
@@ -28,46 +34,52 @@ func (fd *netFD) read(p []byte) (int, error) {
 	if err := fd.acquire(d); err != nil {
 		return 0, err
 	}
-	defer fd.unlock(d)
 	for {
 		if d.expired() {
+			fd.unlock(d)
 			return 0, os.ErrDeadlineExceeded
 		}
 		n, err := unix.Read(fd.sysfd, p)
 		switch err {
 		case nil:
-			if n == 0 {
+			fd.unlock(d)
+			if n == 0 && !fd.dgram() {
 				return 0, io.EOF
 			}
 			return n, nil
 		case unix.EINTR:
+			continue
 		case unix.EAGAIN:
-			if err := d.wait(waitIO); err != nil {
-				return 0, err
+			if err = d.wait(waitIO); err == nil {
+				continue
 			}
 		default:
-			return 0, os.NewSyscallError("read", err)
+			err = os.NewSyscallError("read", err)
 		}
+		fd.unlock(d)
+		return 0, err
 	}
 }
 
+// write is Conn.Write: all of p for a stream, written in turns of at
+// most maxRW; one datagram for a datagram socket, even an empty one.
 func (fd *netFD) write(p []byte) (int, error) {
-	if len(p) == 0 {
+	if len(p) == 0 && !fd.dgram() {
 		if fd.isClosed() {
 			return 0, fd.closedErr()
 		}
 		return 0, nil
 	}
-	d := &fd.wr
-	if err := fd.acquire(d); err != nil {
-		return 0, err
+	if fd.dgram() {
+		var n int
+		err := fd.ioLoop(&fd.wr, "write", func() (err error) {
+			n, err = unix.Write(fd.sysfd, p)
+			return err
+		})
+		return max(n, 0), err
 	}
-	defer fd.unlock(d)
 	nn := 0
-	for {
-		if d.expired() {
-			return nn, os.ErrDeadlineExceeded
-		}
+	err := fd.ioLoop(&fd.wr, "write", func() error {
 		chunk := p[nn:]
 		if len(chunk) > maxRW {
 			chunk = chunk[:maxRW]
@@ -76,21 +88,50 @@ func (fd *netFD) write(p []byte) (int, error) {
 		if n > 0 {
 			nn += n
 		}
-		if nn == len(p) {
-			return nn, nil
+		switch {
+		case nn == len(p):
+			return nil
+		case err != nil:
+			return err
+		case n == 0:
+			return io.ErrUnexpectedEOF
 		}
-		switch err {
+		return errAgainNow // written in part: the rest at once
+	})
+	return nn, err
+}
+
+// errAgainNow tells ioLoop to make its call again at once (for EINTR, and
+// for what a partial write left).
+var errAgainNow = unix.EINTR
+
+// ioLoop runs call, the system call of one operation, under the lock of
+// d (calls in one direction take turns): it checks the deadline, makes
+// the call, waits for readiness only if the call says EAGAIN, and makes it
+// again at once on EINTR. An errno comes back as an *os.SyscallError
+// named name; anything else as call returned it.
+func (fd *netFD) ioLoop(d *dir, name string, call func() error) error {
+	if err := fd.acquire(d); err != nil {
+		return err
+	}
+	defer fd.unlock(d)
+	for {
+		if d.expired() {
+			return os.ErrDeadlineExceeded
+		}
+		switch err := call(); err {
 		case nil:
-			if n == 0 {
-				return nn, io.ErrUnexpectedEOF
-			}
-		case unix.EINTR:
+			return nil
+		case errAgainNow:
 		case unix.EAGAIN:
 			if err := d.wait(waitIO); err != nil {
-				return nn, err
+				return err
 			}
 		default:
-			return nn, os.NewSyscallError("write", err)
+			if errno, ok := err.(unix.Errno); ok {
+				return os.NewSyscallError(name, errno)
+			}
+			return err
 		}
 	}
 }
@@ -189,21 +230,12 @@ func (fd *netFD) rawWait(write bool, f func(uintptr) bool) error {
 	if write {
 		d = &fd.wr
 	}
-	if err := fd.acquire(d); err != nil {
-		return err
-	}
-	defer fd.unlock(d)
-	for {
-		if d.expired() {
-			return os.ErrDeadlineExceeded
-		}
+	return fd.ioLoop(d, "", func() error {
 		if f(uintptr(fd.sysfd)) {
 			return nil
 		}
-		if err := d.wait(waitIO); err != nil {
-			return err
-		}
-	}
+		return unix.EAGAIN
+	})
 }
 
 // dup is File: a close-on-exec duplicate, which shares the socket's file

@@ -11,22 +11,40 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// addrOf converts a socket address to the net.Addr that net's conns give.
-func addrOf(sa unix.Sockaddr) net.Addr {
+// addrOf converts a socket address to the net.Addr that net's conns give
+// for a socket of sotype: *net.TCPAddr or *net.UDPAddr, *net.UnixAddr
+// with Net "unix" or "unixgram"; nil for an unnamed unix socket.
+func addrOf(sa unix.Sockaddr, sotype int) net.Addr {
+	dgram := sotype == unix.SOCK_DGRAM
 	switch a := sa.(type) {
 	case *unix.SockaddrInet4:
-		return &net.TCPAddr{IP: net.IPv4(a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]), Port: a.Port}
+		ip := net.IP{a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]} // four bytes, as net's
+		if dgram {
+			return &net.UDPAddr{IP: ip, Port: a.Port}
+		}
+		return &net.TCPAddr{IP: ip, Port: a.Port}
 	case *unix.SockaddrInet6:
 		ip := make(net.IP, net.IPv6len)
 		copy(ip, a.Addr[:])
+		if dgram {
+			return &net.UDPAddr{IP: ip, Port: a.Port, Zone: zoneName(a.ZoneId)}
+		}
 		return &net.TCPAddr{IP: ip, Port: a.Port, Zone: zoneName(a.ZoneId)}
 	case *unix.SockaddrUnix:
 		if a.Name == "" {
 			return nil // an unnamed socket, as net reports it
 		}
-		return &net.UnixAddr{Name: a.Name, Net: "unix"}
+		return &net.UnixAddr{Name: a.Name, Net: unixNet(sotype)}
 	}
 	return nil
+}
+
+// unixNet is net's name of a unix socket of sotype.
+func unixNet(sotype int) string {
+	if sotype == unix.SOCK_DGRAM {
+		return "unixgram"
+	}
+	return "unix"
 }
 
 func zoneName(id uint32) string {
@@ -81,15 +99,15 @@ func inetSockaddr(family int, ap netip.AddrPort) (unix.Sockaddr, error) {
 }
 
 // familyOf picks the family of a socket that dials ap (or, listen, listens
-// on it) for network "tcp", "tcp4" or "tcp6", and whether IPV6_V6ONLY is
-// set, as net's favoriteAddrFamily does: "tcp" listening on the wildcard
-// address is dual-stack.
+// on it) for an inet network ("tcp", "tcp4", "tcp6", "udp", ...), and
+// whether IPV6_V6ONLY is set, as net's favoriteAddrFamily does: "tcp" or
+// "udp" listening on the wildcard address is dual-stack.
 func familyOf(network string, ap netip.AddrPort, listen bool) (family int, v6only bool) {
 	ip := ap.Addr()
-	switch network {
-	case "tcp4":
+	switch ipVersion(network) {
+	case '4':
 		return unix.AF_INET, false
-	case "tcp6":
+	case '6':
 		return unix.AF_INET6, true
 	}
 	if listen && (!ip.IsValid() || ip.IsUnspecified()) {
@@ -99,4 +117,13 @@ func familyOf(network string, ap netip.AddrPort, listen bool) (family int, v6onl
 		return unix.AF_INET, false
 	}
 	return unix.AF_INET6, false
+}
+
+// ipVersion is '4' for "tcp4" and "udp4", '6' for "tcp6" and "udp6", else
+// 0.
+func ipVersion(network string) byte {
+	if n := len(network); n > 0 && (network[n-1] == '4' || network[n-1] == '6') {
+		return network[n-1]
+	}
+	return 0
 }

@@ -30,8 +30,7 @@ import (
 // fd's life as well (netpoll dups every fd it watches: registering again
 // could fail for want of descriptors).
 type dir struct {
-	fd    *netFD
-	write bool
+	fd *netFD
 
 	// Any goroutine.
 	deadline atomic.Int64 // mono ns (deadline.go); 0: none
@@ -40,20 +39,48 @@ type dir struct {
 	queued   atomic.Int32 // waiters on the lists: a new deadline needs the loop only then
 
 	// The loop's.
-	watch    core.CallbackID
+	write    bool
 	enabled  bool
 	watchRef bool
-	timer    core.CallbackID
-	timerAt  int64
 	timerRef bool
+	watch    core.CallbackID
 	io       []*waiter // readiness
-	other    []*waiter // the lock, a listener's back-off
 	ioOne    [1]*waiter
 	fiberW   waiter // the readiness waiter of the lock holder when it is a fiber
 
-	onReadyFn   func(core.CallbackID, int)
-	onTimerFn   func(core.CallbackID)
-	wakeOtherFn func()
+	// Made when first needed, as most conns never need them.
+	other *[]*waiter // the lock, a listener's back-off
+	tm    *dirTimer
+}
+
+// dirTimer is a direction's timer: its deadline, or a listener's back-off.
+type dirTimer struct {
+	id      core.CallbackID // 0: none
+	at      int64           // when it fires (mono ns)
+	onTimer func(core.CallbackID)
+}
+
+// others is the number of waiters for the lock or the back-off.
+func (d *dir) others() int {
+	if d.other == nil {
+		return 0
+	}
+	return len(*d.other)
+}
+
+func (d *dir) addOther(w *waiter) {
+	if d.other == nil {
+		d.other = new([]*waiter)
+	}
+	*d.other = append(*d.other, w)
+}
+
+// timerID is the direction's timer, 0 if none.
+func (d *dir) timerID() core.CallbackID {
+	if d.tm == nil {
+		return 0
+	}
+	return d.tm.id
 }
 
 const (
@@ -65,9 +92,6 @@ const (
 func (d *dir) init(fd *netFD, write bool) {
 	d.fd, d.write = fd, write
 	d.io = d.ioOne[:0]
-	d.onReadyFn = d.onReady
-	d.onTimerFn = d.onTimer
-	d.wakeOtherFn = d.wakeOther
 }
 
 // waiter is one waiting call: a fiber (s) or a goroutine (ch).
@@ -101,36 +125,32 @@ func (w *waiter) wake() {
 // suspends, any other goroutine blocks (block). A loop closed meanwhile
 // closes the fd.
 func (d *dir) wait(kind uint8) error {
-	var err error
-	if d.fd.l.InFiber() {
-		err = d.waitFiber(kind)
-	} else {
-		err = d.waitGoroutine(kind)
+	fd := d.fd
+	if !fd.l.InFiber() {
+		return d.waitGoroutine(kind)
 	}
-	switch {
-	case err == errLoopClosed:
-		d.fd.loopGone()
-	case err == nil && d.fd.isClosed():
-		// Close woke it (or came first): the call ends here rather than
-		// trying the descriptor again.
-		err = d.fd.closedErr()
-	}
-	return err
-}
-
-func (d *dir) waitFiber(kind uint8) error {
+	// A fiber of the loop: written in one frame (see enqueue).
 	w := &d.fiberW
 	if kind != waitIO || w.queued {
 		w = &waiter{} // contention: rare, and it may allocate
 	}
 	w.kind = kind
-	w.s = d.fd.l.Suspension()
-	if !d.enqueue(w) {
-		return nil
+	w.s = fd.l.Suspension()
+	if d.enqueue(w) {
+		if !d.syncQuick() && !fd.syncQueued {
+			fd.syncQueued = true
+			fd.l.Queue(fd.syncFn) // queueSync, one frame less
+		}
+		if _, err := w.s.Suspend(); err != nil {
+			// Close unwinds the fiber; the lists go with the loop.
+			fd.loopGone()
+			return errLoopClosed
+		}
 	}
-	if _, err := w.s.Suspend(); err != nil {
-		// Close unwinds the fiber; the lists go with the loop.
-		return errLoopClosed
+	if fd.isClosed() {
+		// Close woke it (or came first): the call ends here rather than
+		// trying the descriptor again.
+		return fd.closedErr()
 	}
 	return nil
 }
@@ -138,18 +158,36 @@ func (d *dir) waitFiber(kind uint8) error {
 func (d *dir) waitGoroutine(kind uint8) error {
 	fd := d.fd
 	w := newGoroutineWaiter(d, kind)
-	if err := fd.l.Post(func() {
+	err := fd.l.Post(func() {
 		if !d.enqueue(w) {
 			w.wake()
+		} else if !d.syncQuick() {
+			d.sync()
 		}
-	}); err != nil {
-		return errLoopClosed
+	})
+	if err == nil {
+		err = block(fd.l, w, false)
+	} else {
+		err = errLoopClosed
 	}
-	return block(fd.l, w, false)
+	switch {
+	case err == errLoopClosed:
+		fd.loopGone()
+	case err == nil && fd.isClosed():
+		err = fd.closedErr()
+	}
+	return err
 }
 
 // enqueue puts w on d's lists, on the loop; false means try again at once
-// (closed, the deadline passed, the lock or the back-off is over).
+// (closed, the deadline passed, the lock or the back-off is over). The
+// caller then brings the watcher and the timer in line: syncQuick, and if
+// that is not enough sync, which a fiber leaves to a microtask (queueSync)
+// to keep it off its own stack. That stack is most of what an idle
+// connection costs, and the runtime grows it for good (from 2 KiB to 4)
+// the first time a call goes deeper than it holds: registering a watcher
+// from inside a Read would do that to every connection. For the same
+// reason the fiber path keeps its frames few and small.
 func (d *dir) enqueue(w *waiter) bool {
 	fd := d.fd
 	fd.touched.Store(true) // before closedBit is read (close)
@@ -166,20 +204,91 @@ func (d *dir) enqueue(w *waiter) bool {
 			d.queued.Add(-1)
 			return false
 		}
-		d.other = append(d.other, w)
+		d.addOther(w)
 	case waitSleep:
-		if b := fd.backoff.Load(); b == 0 || nowMono() >= b {
+		if b := fd.ln.backoff.Load(); b == 0 || nowMono() >= b {
 			d.queued.Add(-1)
 			return false
 		}
-		d.other = append(d.other, w)
+		d.addOther(w)
 	default:
 		d.io = append(d.io, w)
-		d.watchOn()
 	}
 	w.queued = true
-	d.armTimer()
 	return true
+}
+
+// syncQuick does what sync would, if that takes no more than enabling or
+// referencing a watcher that exists and a timer armed for the right
+// instant (the steady state of a conn that waits again and again); false:
+// sync is needed.
+func (d *dir) syncQuick() bool {
+	l := d.fd.l
+	if len(d.io) > 0 {
+		if d.watch == 0 {
+			return false
+		}
+		if !d.enabled {
+			if l.Enable(d.watch) != nil {
+				return false
+			}
+			d.enabled = true
+		}
+		if !d.watchRef {
+			_ = l.Reference(d.watch)
+			d.watchRef = true
+		}
+	}
+	at := d.timerDue()
+	switch {
+	case at == 0:
+		return d.timerID() == 0
+	case d.timerID() == 0 || d.tm.at != at:
+		return false
+	}
+	if !d.timerRef {
+		_ = l.Reference(d.tm.id)
+		d.timerRef = true
+	}
+	return true
+}
+
+// sync brings the watcher and the timer of d in line with its waiters,
+// on the loop: wakes them if the deadline has passed, else makes or
+// enables the watcher for readiness waiters and arms the timer.
+func (d *dir) sync() {
+	if len(d.io) == 0 && d.others() == 0 {
+		return // the next wait does what it needs
+	}
+	if d.expired() {
+		d.wakeAll()
+		return
+	}
+	if len(d.io) > 0 {
+		d.watchOn()
+	}
+	d.armTimer()
+}
+
+// queueSync has a microtask sync both directions of fd, once however many
+// ask before it runs.
+func (fd *netFD) queueSync() {
+	if fd.syncQueued {
+		return
+	}
+	fd.syncQueued = true
+	fd.l.Queue(fd.syncFn)
+}
+
+// syncDirs runs on the loop: after a fiber's wait (queueSync) and after a
+// deadline changed while someone waits (setDeadline).
+func (fd *netFD) syncDirs() {
+	fd.syncQueued = false
+	if fd.isClosed() || fd.l.IsClosed() {
+		return // release wakes everyone, or the loop's Close unwinds them
+	}
+	fd.rd.sync()
+	fd.wr.sync()
 }
 
 // remove takes w off d's lists, on the loop (a goroutine that gave up).
@@ -187,7 +296,10 @@ func (d *dir) remove(w *waiter) {
 	if !w.queued {
 		return
 	}
-	for _, list := range []*[]*waiter{&d.io, &d.other} {
+	for _, list := range []*[]*waiter{&d.io, d.other} {
+		if list == nil {
+			continue
+		}
 		for i, x := range *list {
 			if x == w {
 				*list = slices.Delete(*list, i, i+1)
@@ -205,9 +317,9 @@ func (d *dir) watchOn() {
 	switch {
 	case d.watch == 0:
 		if d.write {
-			d.watch = l.OnWritable(d.fd.sysfd, d.onReadyFn)
+			d.watch = l.OnWritable(d.fd.sysfd, d.onReady)
 		} else {
-			d.watch = l.OnReadable(d.fd.sysfd, d.onReadyFn)
+			d.watch = l.OnReadable(d.fd.sysfd, d.onReady)
 		}
 		d.enabled, d.watchRef = true, true
 		return
@@ -223,6 +335,17 @@ func (d *dir) watchOn() {
 	}
 }
 
+// prepare makes the direction's watcher ahead of its first wait, disabled
+// (no registration with the driver until a wait enables it), so that the
+// wait does not make it on the waiting fiber's stack (see enqueue). It
+// runs on the loop.
+func (d *dir) prepare() {
+	d.fd.touched.Store(true) // Close cancels it
+	d.watchOn()
+	d.fd.l.Disable(d.watch)
+	d.enabled = false
+}
+
 func (d *dir) onReady(id core.CallbackID, _ int) {
 	if len(d.io) == 0 {
 		d.fd.l.Disable(id)
@@ -233,24 +356,30 @@ func (d *dir) onReady(id core.CallbackID, _ int) {
 	d.settle()
 }
 
-// armTimer makes the direction's timer fire at the earliest of its
-// deadline and, for a listener, its back-off: one timer per direction,
-// kept while its instant stays the same.
-func (d *dir) armTimer() {
+// timerDue is when the direction's timer should fire: the earliest of its
+// deadline and, for a listener, its back-off; 0: no timer.
+func (d *dir) timerDue() int64 {
 	at := d.deadline.Load()
-	if !d.write {
-		if b := d.fd.backoff.Load(); b != 0 && (at == 0 || b < at) {
+	if ln := d.fd.ln; ln != nil && !d.write {
+		if b := ln.backoff.Load(); b != 0 && (at == 0 || b < at) {
 			at = b
 		}
 	}
+	return at
+}
+
+// armTimer makes the direction's timer fire at timerDue: one timer per
+// direction, kept while its instant stays the same.
+func (d *dir) armTimer() {
+	at := d.timerDue()
 	l := d.fd.l
 	if at == 0 {
 		d.cancelTimer()
 		return
 	}
-	if d.timer != 0 && d.timerAt == at {
+	if d.timerID() != 0 && d.tm.at == at {
 		if !d.timerRef {
-			_ = l.Reference(d.timer)
+			_ = l.Reference(d.tm.id)
 			d.timerRef = true
 		}
 		return
@@ -260,30 +389,37 @@ func (d *dir) armTimer() {
 	if delay < 0 {
 		delay = 0
 	}
-	d.timer = l.Delay(delay, d.onTimerFn)
-	d.timerAt, d.timerRef = at, true
+	if d.tm == nil {
+		d.tm = &dirTimer{onTimer: d.onTimer} // kept: re-arming allocates nothing
+	}
+	d.tm.id = l.Delay(delay, d.tm.onTimer)
+	d.tm.at, d.timerRef = at, true
 }
 
 func (d *dir) cancelTimer() {
-	if d.timer != 0 {
-		d.fd.l.Cancel(d.timer)
-		d.timer = 0
+	if id := d.timerID(); id != 0 {
+		d.fd.l.Cancel(id)
+		d.tm.id = 0
 	}
 }
 
 func (d *dir) onTimer(core.CallbackID) {
-	d.timer = 0
+	d.tm.id = 0
 	d.wakeAll()
 }
 
 func (d *dir) wakeAll() {
 	d.wakeList(&d.io)
-	d.wakeList(&d.other)
+	if d.other != nil {
+		d.wakeList(d.other)
+	}
 	d.settle()
 }
 
 func (d *dir) wakeOther() {
-	d.wakeList(&d.other)
+	if d.other != nil {
+		d.wakeList(d.other)
+	}
 	d.settle()
 }
 
@@ -312,8 +448,8 @@ func (d *dir) settle() {
 		l.Unreference(d.watch)
 		d.watchRef = false
 	}
-	if len(d.io) == 0 && len(d.other) == 0 && d.timerRef && d.timer != 0 {
-		l.Unreference(d.timer)
+	if len(d.io) == 0 && d.others() == 0 && d.timerRef && d.timerID() != 0 {
+		l.Unreference(d.tm.id)
 		d.timerRef = false
 	}
 }

@@ -1,0 +1,98 @@
+//go:build unix
+
+package socket
+
+import (
+	"net"
+	"net/netip"
+
+	"golang.org/x/sys/unix"
+)
+
+// The datagram side of netFD: one system call per datagram, under the
+// direction's lock and deadline, waiting only on EAGAIN (ioLoop), the
+// addresses in the kernel's form on the caller's stack (rawAddr).
+
+func (fd *netFD) unixFamily() bool { return fd.family == unix.AF_UNIX }
+
+// readFrom reads one datagram into p (recvfrom(2); recvmsg(2) with its
+// control messages into oob if msg), truncated to p as net's are, and
+// says who sent it.
+func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from peer, err error) {
+	var ra rawAddr
+	name := "recvfrom"
+	if msg {
+		name = "recvmsg"
+	}
+	err = fd.ioLoop(&fd.rd, name, func() (err error) {
+		if msg {
+			n, oobn, flags, err = recvmsg(fd.sysfd, p, oob, 0, &ra)
+		} else {
+			n, err = recvfrom(fd.sysfd, p, &ra)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, 0, 0, peer{}, err
+	}
+	if fd.family == unix.AF_UNIX {
+		from.name = ra.unixName()
+	} else {
+		from.ap = ra.addrPort()
+	}
+	return n, oobn, flags, from, nil
+}
+
+// writeTo sends p as one datagram to to (to the connected peer if to is
+// none): sendto(2), or sendmsg(2) with oob if msg.
+func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err error) {
+	var ra rawAddr
+	if fd.family == unix.AF_UNIX {
+		if to.name != "" {
+			err = ra.setUnix(to.name)
+		}
+	} else if to.ap.IsValid() {
+		err = ra.setInet(int(fd.family), to.ap)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	name := "sendto"
+	if msg {
+		name = "sendmsg"
+	}
+	err = fd.ioLoop(&fd.wr, name, func() (err error) {
+		if msg {
+			n, oobn, err = sendmsg(fd.sysfd, p, oob, &ra)
+		} else {
+			n, err = sendto(fd.sysfd, p, &ra)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return n, oobn, nil
+}
+
+// udpAddrPort is a *net.UDPAddr as net sends to it: no IP is the
+// unspecified address of the socket's family.
+func (fd *netFD) udpAddrPort(a *net.UDPAddr) (netip.AddrPort, error) {
+	if a.Port < 0 || a.Port > 0xffff {
+		return netip.AddrPort{}, &net.AddrError{Err: "invalid port", Addr: a.String()}
+	}
+	var ip netip.Addr
+	switch {
+	case len(a.IP) != 0:
+		var ok bool
+		if ip, ok = netip.AddrFromSlice(a.IP); !ok {
+			return netip.AddrPort{}, &net.AddrError{Err: "invalid IP address", Addr: a.IP.String()}
+		}
+		ip = ip.WithZone(a.Zone)
+	case fd.family == unix.AF_INET:
+		ip = netip.IPv4Unspecified()
+	default:
+		ip = netip.IPv6Unspecified()
+	}
+	return netip.AddrPortFrom(ip, uint16(a.Port)), nil
+}

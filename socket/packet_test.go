@@ -1,0 +1,651 @@
+//go:build unix
+
+package socket
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// packetNetworks are the datagram networks every packet test runs on.
+var packetNetworks = []string{"udp4", "udp6", "unixgram"}
+
+// packetAddr is a local address to bind a socket of network to.
+func packetAddr(t testing.TB, network string) string {
+	switch network {
+	case "udp4":
+		return "127.0.0.1:0"
+	case "udp6":
+		return "[::1]:0"
+	}
+	return filepath.Join(t.TempDir(), "s")
+}
+
+// listenOurs binds a socket of ours on l; udp6 without an IPv6
+// loopback fails the test, saying so.
+func listenOurs(t testing.TB, l *core.Loop, network string) *PacketConn {
+	t.Helper()
+	c, err := ListenPacket(l, network, packetAddr(t, network))
+	if err != nil {
+		if network == "udp6" {
+			t.Fatalf("ListenPacket udp6 on [::1]: %v: this test needs the IPv6 loopback address (ip -6 addr show lo)", err)
+		}
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// netListenPacket binds a socket of package net, the peer of interop
+// tests.
+func netListenPacket(t testing.TB, network string) net.PacketConn {
+	t.Helper()
+	c, err := net.ListenPacket(network, packetAddr(t, network))
+	if err != nil {
+		t.Fatalf("net.ListenPacket %s: %v", network, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// eachPacketNetwork runs f per driver and datagram network.
+func eachPacketNetwork(t *testing.T, f func(t *testing.T, l *core.Loop, network string)) {
+	t.Helper()
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, network := range packetNetworks {
+			t.Run(network, func(t *testing.T) { f(t, l, network) })
+		}
+	})
+}
+
+func sameAddr(a, b net.Addr) bool {
+	return a != nil && b != nil && a.Network() == b.Network() && a.String() == b.String()
+}
+
+// A datagram goes from one socket of ours to another and back, from fibers
+// (ReadFrom suspends until it comes) and from goroutines (the loop runs on
+// another), with each flavour of the calls; the sender's address is the
+// socket's local address, of net's type.
+func TestPacketRoundTrip(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachPacketNetwork(t, func(t *testing.T, l *core.Loop, network string) {
+		a, b := listenOurs(t, l, network), listenOurs(t, l, network)
+		exchange := func(t *testing.T, round int) {
+			msg := []byte(fmt.Sprintf("ping %d", round))
+			buf := make([]byte, 64)
+			// a → b with WriteTo / ReadFrom.
+			if n, err := a.WriteTo(msg, b.LocalAddr()); n != len(msg) || err != nil {
+				t.Fatalf("WriteTo: %d, %v", n, err)
+			}
+			n, from, err := b.ReadFrom(buf)
+			if err != nil || !bytes.Equal(buf[:n], msg) || !sameAddr(from, a.LocalAddr()) {
+				t.Fatalf("ReadFrom: %q from %v (%T), %v; want %q from %v", buf[:n], from, from, err, msg, a.LocalAddr())
+			}
+			// b → a with the family's own calls.
+			if network == "unixgram" {
+				if _, err := b.WriteToUnix(msg, a.LocalAddr().(*net.UnixAddr)); err != nil {
+					t.Fatal(err)
+				}
+				n, ua, err := a.ReadFromUnix(buf)
+				if err != nil || !bytes.Equal(buf[:n], msg) || ua.Name != b.LocalAddr().String() || ua.Net != "unixgram" {
+					t.Fatalf("ReadFromUnix: %q from %v, %v", buf[:n], ua, err)
+				}
+				return
+			}
+			to := a.LocalAddr().(*net.UDPAddr).AddrPort()
+			if _, err := b.WriteToUDPAddrPort(msg, to); err != nil {
+				t.Fatal(err)
+			}
+			n, ap, err := a.ReadFromUDPAddrPort(buf)
+			if err != nil || !bytes.Equal(buf[:n], msg) || ap != b.LocalAddr().(*net.UDPAddr).AddrPort() {
+				t.Fatalf("ReadFromUDPAddrPort: %q from %v, %v", buf[:n], ap, err)
+			}
+			if _, err := a.WriteToUDP(msg, b.LocalAddr().(*net.UDPAddr)); err != nil {
+				t.Fatal(err)
+			}
+			n, ua, err := b.ReadFromUDP(buf)
+			if err != nil || !bytes.Equal(buf[:n], msg) || ua.String() != a.LocalAddr().String() {
+				t.Fatalf("ReadFromUDP: %q from %v, %v", buf[:n], ua, err)
+			}
+		}
+		t.Run("Fibers", func(t *testing.T) {
+			done := false
+			// The reader waits first: its ReadFrom suspends.
+			fiber(l, func() {
+				buf := make([]byte, 64)
+				n, from, err := b.ReadFrom(buf)
+				if err != nil || string(buf[:n]) != "first" || !sameAddr(from, a.LocalAddr()) {
+					t.Errorf("a suspended ReadFrom: %q from %v, %v", buf[:n], from, err)
+					return
+				}
+				for i := range 3 {
+					exchange(t, i)
+				}
+				done = true
+			})
+			l.Delay(10*time.Millisecond, func(core.CallbackID) {
+				if _, err := a.WriteTo([]byte("first"), b.LocalAddr()); err != nil {
+					t.Error(err)
+				}
+			})
+			if err := l.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if !done {
+				t.Fatal("the fiber did not finish")
+			}
+		})
+		t.Run("Goroutines", func(t *testing.T) {
+			runLoop(t, l)
+			got := make(chan error, 1)
+			go func() {
+				buf := make([]byte, 64)
+				n, from, err := b.ReadFrom(buf)
+				if err == nil && (string(buf[:n]) != "first" || !sameAddr(from, a.LocalAddr())) {
+					err = fmt.Errorf("got %q from %v", buf[:n], from)
+				}
+				got <- err
+			}()
+			time.Sleep(10 * time.Millisecond)
+			if _, err := a.WriteTo([]byte("first"), b.LocalAddr()); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-got; err != nil {
+				t.Fatalf("a blocked ReadFrom: %v", err)
+			}
+			for i := range 3 {
+				exchange(t, i)
+			}
+		})
+	})
+}
+
+// Dial on a datagram network gives a connected *Conn: Write sends one
+// datagram, Read returns one, an empty one is 0, nil (not the end of a
+// stream); its PacketConn is the same socket, whose WriteTo fails as
+// net's does on a connected socket.
+func TestPacketDial(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachPacketNetwork(t, func(t *testing.T, l *core.Loop, network string) {
+		srv := listenOurs(t, l, network)
+		fiber(l, func() {
+			c, err := Dial(l, network, srv.LocalAddr().String())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			if !sameAddr(c.RemoteAddr(), srv.LocalAddr()) {
+				t.Errorf("RemoteAddr %v (%T), want %v", c.RemoteAddr(), c.RemoteAddr(), srv.LocalAddr())
+			}
+			if _, err := c.Write([]byte("hello")); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := c.Write(nil); err != nil {
+				t.Errorf("empty Write: %v", err)
+			}
+			buf := make([]byte, 16)
+			n, from, err := srv.ReadFrom(buf)
+			if err != nil || string(buf[:n]) != "hello" {
+				t.Errorf("server ReadFrom: %q, %v", buf[:n], err)
+			}
+			if network != "unixgram" && !sameAddr(from, c.LocalAddr()) {
+				t.Errorf("sender %v, want the dialed conn's %v", from, c.LocalAddr())
+			}
+			if n, _, err := srv.ReadFrom(buf); n != 0 || err != nil {
+				t.Errorf("the empty datagram: %d, %v", n, err)
+			}
+			if network == "unixgram" {
+				// An unnamed unix socket cannot be answered: done.
+				if from != nil {
+					t.Errorf("sender of an unnamed unixgram socket: %v, want nil", from)
+				}
+				return
+			}
+			// Replies: one suspends the conn's Read, one empty.
+			l.Delay(10*time.Millisecond, func(core.CallbackID) {
+				srv.WriteTo([]byte("world"), from)
+				srv.WriteTo(nil, from)
+			})
+			if n, err := c.Read(buf); err != nil || string(buf[:n]) != "world" {
+				t.Errorf("conn Read: %q, %v", buf[:n], err)
+			}
+			if n, err := c.Read(buf); n != 0 || err != nil {
+				t.Errorf("conn Read of an empty datagram: %d, %v; want 0, nil", n, err)
+			}
+			pc := c.PacketConn()
+			if pc == nil {
+				t.Error("PacketConn of a dialed datagram conn: nil")
+				return
+			}
+			if _, err := pc.WriteTo([]byte("x"), srv.LocalAddr()); !errors.Is(err, net.ErrWriteToConnected) {
+				t.Errorf("WriteTo on a connected socket: %v, want net.ErrWriteToConnected", err)
+			}
+			srv.WriteTo([]byte("again"), from)
+			n, ap, err := pc.ReadFromUDPAddrPort(buf)
+			if err != nil || string(buf[:n]) != "again" || ap != srv.LocalAddr().(*net.UDPAddr).AddrPort() {
+				t.Errorf("ReadFromUDPAddrPort on the dialed conn: %q from %v, %v", buf[:n], ap, err)
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		// A stream conn has no PacketConn.
+		x, y := pair(t, l)
+		defer x.Close()
+		defer y.Close()
+		if x.PacketConn() != nil {
+			t.Error("PacketConn of a stream conn: not nil")
+		}
+	})
+}
+
+// Our sockets and package net's exchange datagrams both ways: from a
+// fiber of ours to a net socket served by a goroutine, and from a net
+// socket to ours read from a goroutine (the loop running on another).
+func TestPacketInterop(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachPacketNetwork(t, func(t *testing.T, l *core.Loop, network string) {
+		ours := listenOurs(t, l, network)
+		theirs := netListenPacket(t, network)
+		// net echoes in upper case.
+		go func() {
+			buf := make([]byte, 64)
+			for {
+				n, from, err := theirs.ReadFrom(buf)
+				if err != nil {
+					return
+				}
+				theirs.WriteTo(bytes.ToUpper(buf[:n]), from)
+			}
+		}()
+		fiber(l, func() {
+			buf := make([]byte, 64)
+			for i := range 3 {
+				msg := fmt.Sprintf("ours %d", i)
+				if _, err := ours.WriteTo([]byte(msg), theirs.LocalAddr()); err != nil {
+					t.Error(err)
+					return
+				}
+				n, from, err := ours.ReadFrom(buf)
+				if err != nil || string(buf[:n]) != strings.ToUpper(msg) || !sameAddr(from, theirs.LocalAddr()) {
+					t.Errorf("echo of net's socket: %q from %v, %v", buf[:n], from, err)
+				}
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		// net's socket to ours, read from this goroutine.
+		runLoop(t, l)
+		peer := netListenPacket(t, network)
+		if _, err := peer.WriteTo([]byte("from net"), ours.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 64)
+		ours.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, from, err := ours.ReadFrom(buf)
+		if err != nil || string(buf[:n]) != "from net" || !sameAddr(from, peer.LocalAddr()) {
+			t.Fatalf("ReadFrom net's socket: %q from %v, %v", buf[:n], from, err)
+		}
+		if _, err := ours.WriteTo([]byte("to net"), from); err != nil {
+			t.Fatal(err)
+		}
+		peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, from, err = peer.ReadFrom(buf)
+		if err != nil || string(buf[:n]) != "to net" || !sameAddr(from, ours.LocalAddr()) {
+			t.Fatalf("net's ReadFrom of ours: %q from %v, %v", buf[:n], from, err)
+		}
+	})
+}
+
+// A datagram longer than the buffer is cut to it, as net does it: the
+// same count and error as a net socket given the same datagram, the rest
+// lost (the next read gets the next datagram); ReadMsgUDP's flags say
+// MSG_TRUNC. An empty datagram reads as 0 bytes and no error.
+func TestPacketTruncatedAndEmpty(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachPacketNetwork(t, func(t *testing.T, l *core.Loop, network string) {
+		ours := listenOurs(t, l, network)
+		theirs := netListenPacket(t, network)
+		sender := netListenPacket(t, network)
+		big := bytes.Repeat([]byte("0123456789"), 10)
+		for _, to := range []net.Addr{ours.LocalAddr(), theirs.LocalAddr()} {
+			for _, msg := range [][]byte{big, []byte("next"), nil} {
+				if _, err := sender.WriteTo(msg, to); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		type result struct {
+			n   int
+			err error
+		}
+		var got [3]result
+		fiber(l, func() {
+			buf := make([]byte, 10)
+			for i := range got {
+				got[i].n, _, got[i].err = ours.ReadFrom(buf)
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		theirs.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, 10)
+		for i, want := range []string{"0123456789", "next", ""} {
+			n, _, err := theirs.ReadFrom(buf)
+			if got[i].n != n || (got[i].err == nil) != (err == nil) {
+				t.Errorf("datagram %d: ours read %d, %v; net's %d, %v", i, got[i].n, got[i].err, n, err)
+			}
+			if string(buf[:n]) != want {
+				t.Errorf("datagram %d: net read %q, want %q", i, buf[:n], want)
+			}
+		}
+		if network == "unixgram" {
+			return
+		}
+		// The flags of a cut datagram.
+		if _, err := sender.WriteTo(big, ours.LocalAddr()); err != nil {
+			t.Fatal(err)
+		}
+		fiber(l, func() {
+			n, _, flags, addr, err := ours.ReadMsgUDP(buf, nil)
+			if n != len(buf) || err != nil || flags&syscall.MSG_TRUNC == 0 || !sameAddr(addr, sender.LocalAddr()) {
+				t.Errorf("ReadMsgUDP of a long datagram: %d, flags %#x, from %v, %v; want %d, MSG_TRUNC", n, flags, addr, err, len(buf))
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Deadlines: ReadFrom past its deadline fails at once, a future one fires
+// (errors.Is os.ErrDeadlineExceeded, Timeout()), one moved while it waits
+// takes effect; from a fiber and from a goroutine.
+func TestPacketDeadlines(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachPacketNetwork(t, func(t *testing.T, l *core.Loop, network string) {
+		c := listenOurs(t, l, network)
+		buf := make([]byte, 16)
+		fiber(l, func() {
+			c.SetReadDeadline(time.Now().Add(-time.Second))
+			if _, _, err := c.ReadFrom(buf); !isTimeout(err) {
+				t.Errorf("ReadFrom past its deadline: %v", err)
+			}
+			start := time.Now()
+			c.SetReadDeadline(start.Add(30 * time.Millisecond))
+			_, _, err := c.ReadFrom(buf)
+			if d := time.Since(start); !isTimeout(err) || d < 30*time.Millisecond {
+				t.Errorf("ReadFrom with a 30ms deadline: %v after %v", err, d)
+			}
+			var oe *net.OpError
+			if !errors.As(err, &oe) || oe.Op != "read" {
+				t.Errorf("deadline error %#v, want a read *net.OpError", err)
+			}
+			// Moved later while it waits, by a timer of the loop.
+			start = time.Now()
+			c.SetReadDeadline(start.Add(20 * time.Millisecond))
+			l.Delay(5*time.Millisecond, func(core.CallbackID) { c.SetReadDeadline(start.Add(100 * time.Millisecond)) })
+			_, _, err = readFromFamily(c, buf)
+			if d := time.Since(start); !isTimeout(err) || d < 100*time.Millisecond {
+				t.Errorf("deadline moved later: %v after %v", err, d)
+			}
+			c.SetReadDeadline(time.Time{})
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		runLoop(t, l)
+		start := time.Now()
+		c.SetReadDeadline(start.Add(30 * time.Millisecond))
+		_, _, err := c.ReadFrom(buf)
+		if d := time.Since(start); !isTimeout(err) || d < 30*time.Millisecond {
+			t.Errorf("ReadFrom from a goroutine with a 30ms deadline: %v after %v", err, d)
+		}
+		c.SetDeadline(time.Now().Add(-time.Second))
+		if _, err := c.WriteTo([]byte("x"), c.LocalAddr()); !isTimeout(err) {
+			t.Errorf("WriteTo past its deadline: %v", err)
+		}
+	})
+}
+
+// readFromFamily reads with the family's own call.
+func readFromFamily(c *PacketConn, b []byte) (int, any, error) {
+	if c.fd.unixFamily() {
+		return c.ReadFromUnix(b)
+	}
+	return c.ReadFromUDPAddrPort(b)
+}
+
+// Close while a fiber (or a goroutine) waits in ReadFrom wakes it with a
+// read *net.OpError wrapping net.ErrClosed; so do the calls after it, and
+// a second Close. The loop's Close unwinds a waiting fiber the same way
+// (with core.ErrLoopClosed too).
+func TestPacketCloseWhileWaiting(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachPacketNetwork(t, func(t *testing.T, l *core.Loop, network string) {
+		c := listenOurs(t, l, network)
+		var rerr error
+		fiber(l, func() { _, _, rerr = c.ReadFrom(make([]byte, 8)) })
+		l.Delay(20*time.Millisecond, func(core.CallbackID) { c.Close() })
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if !isClosedOp(rerr, "read") {
+			t.Errorf("ReadFrom woken by Close: %v", rerr)
+		}
+		if _, err := c.WriteTo([]byte("x"), c.LocalAddr()); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("WriteTo after Close: %v", err)
+		}
+		if _, _, err := c.ReadFrom(make([]byte, 8)); !isClosedOp(err, "read") {
+			t.Errorf("ReadFrom after Close: %v", err)
+		}
+		if err := c.Close(); !isClosedOp(err, "close") {
+			t.Errorf("second Close: %v", err)
+		}
+		g := listenOurs(t, l, network)
+		runLoop(t, l)
+		res := make(chan error, 1)
+		go func() {
+			_, _, err := g.ReadFrom(make([]byte, 8))
+			res <- err
+		}()
+		time.Sleep(20 * time.Millisecond)
+		g.Close()
+		if err := <-res; !isClosedOp(err, "read") {
+			t.Errorf("goroutine's ReadFrom woken by Close: %v", err)
+		}
+	})
+	for _, name := range drivers() {
+		t.Run("LoopClose/"+name, func(t *testing.T) {
+			l := newLoop(t, name)
+			c := listenOurs(t, l, "udp4")
+			var rerr error
+			fiber(l, func() { _, _, rerr = c.ReadFrom(make([]byte, 8)) })
+			l.Delay(20*time.Millisecond, func(core.CallbackID) { l.Stop() })
+			if err := l.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !isClosedOp(rerr, "read") || !errors.Is(rerr, core.ErrLoopClosed) {
+				t.Errorf("ReadFrom when the loop closed: %v", rerr)
+			}
+		})
+	}
+}
+
+// Thousands of fibers, each blocked in ReadFrom on a socket of its own,
+// are all served by one loop once a datagram comes to each.
+func TestThousandsOfFibersInReadFrom(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		const n = 2000
+		socks := make([]*PacketConn, n)
+		for i := range socks {
+			socks[i] = listenOurs(t, l, "udp4")
+		}
+		sender := listenOurs(t, l, "udp4")
+		served := 0
+		for i, c := range socks {
+			fiber(l, func() {
+				buf := make([]byte, 8)
+				k, _, err := c.ReadFromUDPAddrPort(buf)
+				if err != nil || string(buf[:k]) != fmt.Sprint(i) {
+					t.Errorf("fiber %d read %q, %v", i, buf[:k], err)
+				}
+				served++
+			})
+		}
+		fiber(l, func() {
+			if live := l.Stats().FibersLive; live < n {
+				t.Errorf("%d fibers live while the readers wait, want at least %d", live, n)
+			}
+			for i, c := range socks {
+				if _, err := sender.WriteTo([]byte(fmt.Sprint(i)), c.LocalAddr()); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if served != n {
+			t.Fatalf("%d of %d readers served", served, n)
+		}
+	})
+}
+
+// Wrong input fails with an error that names it, as net's: a missing
+// address, an address of the other family or type, a unix address of
+// another Net, the UDP calls on a unixgram socket and the other way
+// round, a write without address on a socket not connected, and
+// ListenPacket or Listen on a network of the other kind.
+func TestPacketBadInput(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		u4 := listenOurs(t, l, "udp4")
+		ug := listenOurs(t, l, "unixgram")
+		v6 := &net.UDPAddr{IP: net.ParseIP("::1"), Port: 9}
+		path := filepath.Join(t.TempDir(), "peer")
+		cases := []struct {
+			name string
+			err  error
+			want []string // in the message
+			is   error
+		}{
+			{"nil addr", second(u4.WriteTo([]byte("x"), nil)), []string{"missing address"}, nil},
+			{"nil *UDPAddr", second(u4.WriteToUDP([]byte("x"), nil)), []string{"missing address"}, nil},
+			{"invalid AddrPort", second(u4.WriteToUDPAddrPort([]byte("x"), netip.AddrPort{})), []string{"missing address"}, nil},
+			{"IPv6 to udp4", second(u4.WriteTo([]byte("x"), v6)), []string{"::1", "non-IPv4 address"}, nil},
+			{"unix addr to udp", second(u4.WriteTo([]byte("x"), &net.UnixAddr{Name: path, Net: "unixgram"})), []string{path}, syscall.EINVAL},
+			{"udp addr to unixgram", second(ug.WriteTo([]byte("x"), v6)), []string{"[::1]:9"}, syscall.EINVAL},
+			{"unix Net to unixgram", second(ug.WriteToUnix([]byte("x"), &net.UnixAddr{Name: path, Net: "unix"})), []string{path}, syscall.EAFNOSUPPORT},
+			{"UDP read on unixgram", third(ug.ReadFromUDPAddrPort(nil)), []string{"unixgram"}, syscall.EINVAL},
+			{"Unix read on udp", third(u4.ReadFromUnix(nil)), []string{"udp4"}, syscall.EINVAL},
+			{"Write without peer", second(u4.Write([]byte("x"))), []string{"destination address required"}, syscall.EDESTADDRREQ},
+			{"ListenPacket tcp", second(ListenPacket(l, "tcp", "127.0.0.1:0")), []string{"tcp"}, nil},
+			{"Listen udp", second(Listen(l, "udp", "127.0.0.1:0")), []string{"udp"}, nil},
+			{"Dial unknown", second(Dial(l, "udpx", "127.0.0.1:1")), []string{"udpx"}, nil},
+		}
+		for _, c := range cases {
+			if c.err == nil {
+				t.Errorf("%s: no error", c.name)
+				continue
+			}
+			var oe *net.OpError
+			if !errors.As(c.err, &oe) {
+				t.Errorf("%s: %v is not a *net.OpError", c.name, c.err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(c.err.Error(), w) {
+					t.Errorf("%s: %q does not say %q", c.name, c.err, w)
+				}
+			}
+			if c.is != nil && !errors.Is(c.err, c.is) {
+				t.Errorf("%s: %v does not wrap %v", c.name, c.err, c.is)
+			}
+		}
+		var nilConn *PacketConn
+		if _, _, err := nilConn.ReadFrom(nil); !errors.Is(err, syscall.EINVAL) {
+			t.Errorf("ReadFrom on a nil PacketConn: %v", err)
+		}
+	})
+}
+
+func second[T any](_ T, err error) error { return err }
+
+func third[T, U any](_ T, _ U, err error) error { return err }
+
+// The options and the raw conn reach the socket; File is a duplicate.
+func TestPacketOptions(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		c := listenOurs(t, l, "udp4")
+		if err := c.SetReadBuffer(64 << 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetWriteBuffer(32 << 10); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := c.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rcv, typ int
+		rc.Control(func(fd uintptr) {
+			rcv, _ = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF)
+			typ, _ = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TYPE)
+		})
+		if rcv < 64<<10 || typ != syscall.SOCK_DGRAM {
+			t.Errorf("SO_RCVBUF %d (want at least 64 KiB), SO_TYPE %d", rcv, typ)
+		}
+		f, err := c.File()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fc, err := net.FilePacketConn(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fc.Close()
+		if !sameAddr(fc.LocalAddr(), c.LocalAddr()) {
+			t.Errorf("File's socket at %v, want %v", fc.LocalAddr(), c.LocalAddr())
+		}
+		// "udp" on the wildcard is dual-stack, as net's.
+		w, err := ListenPacket(l, "udp", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		port := w.LocalAddr().(*net.UDPAddr).Port
+		s := listenOurs(t, l, "udp4")
+		fiber(l, func() {
+			if _, err := s.WriteToUDPAddrPort([]byte("v4"), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))); err != nil {
+				t.Error(err)
+				return
+			}
+			buf := make([]byte, 8)
+			n, ap, err := w.ReadFromUDPAddrPort(buf)
+			if err != nil || string(buf[:n]) != "v4" || ap.Addr().Unmap() != netip.MustParseAddr("127.0.0.1") {
+				t.Errorf("dual-stack ReadFromUDPAddrPort: %q from %v, %v", buf[:n], ap, err)
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,129 @@
+//go:build linux && !386 && !s390x
+
+package socket
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// The direct datagram calls (sys_linux.go) and those through
+// golang.org/x/sys/unix (sys_portable_unix.go, what other systems use)
+// agree: each pair of sender and receiver moves the datagram and reports
+// the same sender, for IPv4, IPv6, unix paths, Linux's abstract names and
+// unnamed unix sockets.
+func TestDatagramCallsAgree(t *testing.T) {
+	type send func(s int, p []byte, to *rawAddr) (int, error)
+	type recv func(s int, p []byte, from *rawAddr) (int, error)
+	sends := map[string]send{
+		"sendto": sendto, "sendtoPortable": sendtoPortable,
+		"sendmsg": func(s int, p []byte, to *rawAddr) (int, error) {
+			n, _, err := sendmsg(s, p, nil, to)
+			return n, err
+		},
+		"sendmsgPortable": func(s int, p []byte, to *rawAddr) (int, error) {
+			n, _, err := sendmsgPortable(s, p, nil, to)
+			return n, err
+		},
+	}
+	recvs := map[string]recv{
+		"recvfrom": recvfrom, "recvfromPortable": recvfromPortable,
+		"recvmsg": func(s int, p []byte, from *rawAddr) (int, error) {
+			n, _, _, err := recvmsg(s, p, nil, 0, from)
+			return n, err
+		},
+		"recvmsgPortable": func(s int, p []byte, from *rawAddr) (int, error) {
+			n, _, _, err := recvmsgPortable(s, p, nil, 0, from)
+			return n, err
+		},
+	}
+	dir := t.TempDir()
+	abstract := fmt.Sprintf("@eventloop-socket-test-%d", unix.Getpid())
+	for _, tc := range []struct {
+		name     string
+		family   int
+		recvAt   unix.Sockaddr
+		sendAt   unix.Sockaddr // nil: unnamed
+		wantFrom string
+	}{
+		{"IPv4", unix.AF_INET, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}, "127.0.0.1"},
+		{"IPv6", unix.AF_INET6, &unix.SockaddrInet6{Addr: netip.IPv6Loopback().As16()}, &unix.SockaddrInet6{Addr: netip.IPv6Loopback().As16()}, "::1"},
+		{"Path", unix.AF_UNIX, &unix.SockaddrUnix{Name: filepath.Join(dir, "r")}, &unix.SockaddrUnix{Name: filepath.Join(dir, "s")}, filepath.Join(dir, "s")},
+		{"Abstract", unix.AF_UNIX, &unix.SockaddrUnix{Name: abstract + "r"}, &unix.SockaddrUnix{Name: abstract + "s"}, abstract + "s"},
+		{"Unnamed", unix.AF_UNIX, &unix.SockaddrUnix{Name: filepath.Join(dir, "u")}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dgramSocket(t, tc.family, tc.recvAt)
+			s := dgramSocket(t, tc.family, tc.sendAt)
+			rsa, err := unix.Getsockname(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var to rawAddr
+			to.fromSockaddr(rsa)
+			var ssa unix.Sockaddr
+			if tc.sendAt != nil {
+				if ssa, err = unix.Getsockname(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for sn, sf := range sends {
+				for rn, rf := range recvs {
+					msg := []byte(sn + "→" + rn)
+					dst := to // the direct calls rewrite an abstract name in place
+					if n, err := sf(s, msg, &dst); n != len(msg) || err != nil {
+						t.Fatalf("%s: %d, %v", sn, n, err)
+					}
+					buf := make([]byte, 64)
+					var from rawAddr
+					n, err := rf(r, buf, &from)
+					if err != nil || string(buf[:n]) != string(msg) {
+						t.Fatalf("%s after %s: %q, %v", rn, sn, buf[:n], err)
+					}
+					var got string
+					if tc.family == unix.AF_UNIX {
+						got = from.unixName()
+					} else {
+						ap := from.addrPort()
+						got = ap.Addr().String()
+						if want := sockaddrPort(ssa); int(ap.Port()) != want {
+							t.Errorf("%s after %s: port %d, want %d", rn, sn, ap.Port(), want)
+						}
+					}
+					if got != tc.wantFrom {
+						t.Errorf("%s after %s: sender %q, want %q", rn, sn, got, tc.wantFrom)
+					}
+				}
+			}
+		})
+	}
+}
+
+func dgramSocket(t *testing.T, family int, at unix.Sockaddr) int {
+	t.Helper()
+	s, err := unix.Socket(family, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(s) })
+	if at != nil {
+		if err := unix.Bind(s, at); err != nil {
+			t.Fatalf("bind %v: %v", at, err)
+		}
+	}
+	return s
+}
+
+func sockaddrPort(sa unix.Sockaddr) int {
+	switch sa := sa.(type) {
+	case *unix.SockaddrInet4:
+		return sa.Port
+	case *unix.SockaddrInet6:
+		return sa.Port
+	}
+	return -1
+}
