@@ -15,7 +15,7 @@ import (
 // faultCases are the fault suite of issue 5 (faults, misuse by the host
 // program, load): what a loop embedded in another program must survive on
 // every driver without hanging, spinning, losing or repeating work. The
-// fd faults live in faults_fd_unix.go, the signal storm and the 10 000 fds
+// fd faults live in faults_fd.go, the signal storm and the 10 000 fds
 // in faults_load_unix.go, the loops on many goroutines and threads in
 // faults_threads.go.
 func faultCases() []Case {
@@ -40,7 +40,7 @@ func faultCases() []Case {
 		{"FaultPanicsComeOutAsUncaughtErrors", faultPanics},
 	}
 	cs = append(cs, faultThreadCases()...)
-	return append(cs, faultUnixCases()...)
+	return append(cs, faultFdCases()...)
 }
 
 func faultTimersCancelled(t *testing.T, l *core.Loop) {

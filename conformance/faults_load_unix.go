@@ -18,6 +18,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// faultPlatformCases are the fault cases only Unix can run: they raise
+// signals at the process and size the load by RLIMIT_NOFILE.
+func faultPlatformCases() []Case {
+	return []Case{
+		// Signals sent in a tight loop while the loop blocks in Wait (each
+		// one may interrupt the wait with EINTR): a 100 ms timer fires no
+		// earlier than 100 ms and Run returns no error.
+		{"FaultEINTRStormWhileBlocked", faultEINTRStorm},
+		// 10 000 fds watched at once (5 000 socketpairs, both ends), one of
+		// them made readable: its callback runs, and no other. Where the
+		// hard RLIMIT_NOFILE cannot hold 10 000 fds and the descriptors the
+		// driver opens for them, as many as fit, logged; fewer than 5 000
+		// fail.
+		{"FaultTenThousandWatchedFDs", faultManyFDs},
+	}
+}
+
 func faultEINTRStorm(t *testing.T, l *core.Loop) {
 	// SIGURG is the runtime's own preemption signal, ignored by everything
 	// else; SIGUSR1 is watched by the loop (each one wakes it) and by a

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package conformance
 
@@ -10,7 +10,7 @@ import (
 
 // Without socketpairs or signals to send, the fd and signal faults have
 // nothing to run on.
-func faultUnixCases() []Case { return nil }
+func faultFdCases() []Case { return nil }
 
 // faultPingPong has no fd to bounce bytes over here: it reports the bytes
 // as read at once, so the rest of each loop's work still runs.

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package conformance
 
@@ -13,6 +13,8 @@ var (
 	rvSig1 os.Signal
 	rvSig2 os.Signal
 )
+
+const rvCanRaise = false
 
 func rvRaise(os.Signal) error { return rvErrNoUnix }
 

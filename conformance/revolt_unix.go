@@ -4,6 +4,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,6 +20,9 @@ var (
 	rvSig1 os.Signal = syscall.SIGUSR1
 	rvSig2 os.Signal = syscall.SIGUSR2
 )
+
+// rvCanRaise: a test can send itself these signals.
+const rvCanRaise = true
 
 // rvRaise sends sig to this process. It may be called from a callback.
 func rvRaise(sig os.Signal) error {
@@ -47,10 +51,55 @@ func rvRawSocketPair() (a, b int, err error) {
 
 func rvClose(fd int) error { return unix.Close(fd) }
 
+// rvRead reads from fd.
+func rvRead(fd int, p []byte) (int, error) { return unix.Read(fd, p) }
+
+// rvWouldBlock reports whether a read or write failed only because it
+// would have blocked (or was interrupted): a non-blocking fd's "try again".
+func rvWouldBlock(err error) bool { return errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) }
+
+// rvErrNotOpen is what the system says of an fd that is not open.
+var rvErrNotOpen error = unix.EBADF
+
+// rvIsOpen reports whether fd refers to an open file.
+func rvIsOpen(fd int) bool {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	return err == nil
+}
+
 // rvWrite writes p to fd, making its peer readable.
 func rvWrite(fd int, p []byte) error {
 	_, err := unix.Write(fd, p)
 	return err
+}
+
+// faultSocketAt makes a new connected socket whose number is fd, which the
+// caller has just closed, and returns its peer. The kernel hands out the
+// lowest free number, so usually one end lands there by itself; otherwise
+// F_DUPFD (lowest free number at or above fd, portable where dup3 is not)
+// puts one there.
+func faultSocketAt(fd int) (peer int, err error) {
+	x, y, err := rvRawSocketPair()
+	if err != nil {
+		return -1, err
+	}
+	switch fd {
+	case x:
+		return y, nil
+	case y:
+		return x, nil
+	}
+	n, err := unix.FcntlInt(uintptr(x), unix.F_DUPFD, fd)
+	_ = unix.Close(x)
+	if err == nil && n != fd {
+		_ = unix.Close(n)
+		err = fmt.Errorf("number %d was taken by another file before the new socket", fd)
+	}
+	if err != nil {
+		_ = unix.Close(y)
+		return -1, errors.Join(errors.New("making a socket at the closed fd's number"), err)
+	}
+	return y, nil
 }
 
 // rvRefusedConnect starts a non-blocking TCP connect that the kernel refuses:

@@ -61,7 +61,7 @@ func (c *callback) setFile(fd int) {
 	id, err := identify(fd)
 	if err != nil {
 		c.notOpen = true
-		c.more().notOpen = fmt.Errorf("fd %d is not open (fstat: %w)", fd, err)
+		c.more().notOpen = fmt.Errorf("fd %d is not open (%s: %w)", fd, identifyCall, err)
 		return
 	}
 	c.interval, c.deadline = time.Duration(id.dev), int64(id.ino)
@@ -74,13 +74,13 @@ func (l *Loop) activateFD(c *callback) {
 		l.reportWatchers(fd, []*callback{c}, c.extra.notOpen)
 		return
 	}
-	if st.registered && st.file != c.file() {
+	if st.registered && !sameFile(&st.file, c.file()) {
 		// Two files under one number: the one it names now keeps it.
 		cur, err := identify(fd)
-		if err != nil || cur != st.file {
+		if err != nil || !sameFile(&st.file, cur) {
 			l.dropFD(fd, st, errReused(err), true)
 		}
-		if err != nil || cur != c.file() {
+		if cf := c.file(); err != nil || !sameFile(&cf, cur) {
 			l.reportWatchers(fd, []*callback{c}, errReused(err))
 			return
 		}
@@ -217,7 +217,7 @@ func (l *Loop) reportWatchers(fd int, ws []*callback, cause error) {
 // number: closed (err from fstat), or closed and the number reused.
 func errReused(err error) error {
 	if err != nil {
-		return fmt.Errorf("%w (fstat: %w)", ErrFDClosed, err)
+		return fmt.Errorf("%w (%s: %w)", ErrFDClosed, identifyCall, err)
 	}
 	return fmt.Errorf("%w; its number now names another file", ErrFDClosed)
 }

@@ -11,6 +11,12 @@ import (
 // haveFileID: fstat tells files apart here, so the loop checks identities.
 const haveFileID = true
 
+// identifyCall names the call identify makes, in the errors it causes.
+const identifyCall = "fstat"
+
+// sameFile: device and inode are exact, so identities are simply equal.
+func sameFile(rec *fileID, cur fileID) bool { return *rec == cur }
+
 // identify returns the identity of the open file behind fd: its device and
 // inode. Sockets, pipes and eventfds each get an inode of their own that is
 // not reused while a descriptor holds them, so a number that now names

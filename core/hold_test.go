@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/revoltgo/eventloop/core"
@@ -37,12 +36,7 @@ func (d *holdDriver) Deregister(fd int) error {
 // (interest 0 while disabled) until it is cancelled: one Register and one
 // Deregister for the fd's whole life, whatever the number of waits.
 func TestDisabledWatcherHoldsTheRegistration(t *testing.T) {
-	f, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fd := int(f.Fd())
+	fd := watchableFD(t)
 	d := &holdDriver{timerDriver: newTimerDriver(), interest: map[int]core.Interest{}}
 	l := core.New(d)
 	defer l.Close()

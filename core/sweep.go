@@ -90,7 +90,7 @@ func (l *Loop) sweepFDs(start int64) {
 			continue
 		}
 		found++
-		if id, err := identify(fd); err != nil || id != st.file {
+		if id, err := identify(fd); err != nil || !sameFile(&st.file, id) {
 			l.dropFD(fd, st, errReused(err), true)
 			found--
 		}

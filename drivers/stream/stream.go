@@ -1,26 +1,23 @@
-//go:build unix
+//go:build unix || windows
 
 package stream
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
 	"github.com/revoltgo/eventloop/drivers/internal/waker"
-	"golang.org/x/sys/unix"
 )
 
 // Driver is a driver.Driver over poll(2). The zero value is not usable; call New.
 type Driver struct {
 	// pfds is the array handed to poll. pfds[0] is the waker's fd; pfds[i]
 	// and regs[i] describe the same registration for i >= 1.
-	pfds  []unix.PollFd
+	pfds  []pollFd
 	regs  []registration
 	index map[int]int // fd -> i, so that Modify and Deregister need no scan
 	next  int         // where the next Wait starts looking, for fairness
@@ -47,7 +44,8 @@ func New() (*Driver, error) {
 	if err := d.wake.Open(); err != nil {
 		return nil, fmt.Errorf("stream: %w", err)
 	}
-	d.pfds = []unix.PollFd{{Fd: int32(d.wake.Fd()), Events: unix.POLLIN}}
+	d.pfds = make([]pollFd, 1)
+	setInterest(&d.pfds[0], d.wake.Fd(), driver.Read)
 	d.regs = []registration{{fd: d.wake.Fd()}}
 	return d, nil
 }
@@ -69,7 +67,7 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := probe(fd); err != nil {
 		return fmt.Errorf("stream: register fd %d: %w", fd, err)
 	}
-	var p unix.PollFd
+	var p pollFd
 	setInterest(&p, fd, in)
 	d.index[fd] = len(d.pfds)
 	d.pfds = append(d.pfds, p)
@@ -131,30 +129,6 @@ func (d *Driver) check(op string, fd int) error {
 	return nil
 }
 
-// probe asks poll about fd alone, without waiting, so that Register refuses
-// what Wait could only report as Closed: an fd that is not open, and on
-// macOS a device, which poll(2) there does not support (see BUGS in its
-// manual page) and answers with POLLNVAL although the fd is open.
-func probe(fd int) error {
-	p := []unix.PollFd{{Fd: int32(fd)}}
-	for {
-		_, err := unix.Poll(p, 0)
-		if err == nil {
-			break
-		}
-		if err != unix.EINTR {
-			return os.NewSyscallError("poll", err)
-		}
-	}
-	if revents(&p[0])&unix.POLLNVAL == 0 {
-		return nil
-	}
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
-		return os.NewSyscallError("fcntl", err)
-	}
-	return fmt.Errorf("poll(2) cannot watch this file: %w", errors.ErrUnsupported)
-}
-
 // remove forgets the registration in slot i by moving the last one into it.
 func (d *Driver) remove(i int) {
 	delete(d.index, d.regs[i].fd)
@@ -164,27 +138,28 @@ func (d *Driver) remove(i int) {
 		d.regs[i] = d.regs[last]
 		d.index[d.regs[i].fd] = i
 	}
-	d.pfds[last] = unix.PollFd{}
+	d.pfds[last] = pollFd{}
 	d.regs[last] = registration{}
 	d.pfds = d.pfds[:last]
 	d.regs = d.regs[:last]
 }
 
 // setInterest fills p for fd and in. An fd with no interest is given to poll
-// as -1 rather than with events 0, because poll reports POLLHUP and POLLERR
-// even for events 0 and Wait would return at once for an fd nobody watches;
-// POSIX poll: "If the value of fd is less than 0, events shall be ignored,
-// and revents shall be set to 0 in that entry on return from poll()."
-func setInterest(p *unix.PollFd, fd int, in driver.Interest) {
-	p.Fd, p.Events, p.Revents = -1, 0, 0
+// as ignored (a negative fd) rather than with events 0, because poll reports
+// POLLHUP and POLLERR even for events 0 and Wait would return at once for an
+// fd nobody watches; POSIX poll: "If the value of fd is less than 0, events
+// shall be ignored, and revents shall be set to 0 in that entry on return
+// from poll()", and WSAPoll's documentation says the same of a negative fd.
+func setInterest(p *pollFd, fd int, in driver.Interest) {
+	ignore(p)
 	if in&(driver.Read|driver.Write) == 0 {
 		return
 	}
-	p.Fd = int32(fd)
+	setFd(p, fd)
 	if in&driver.Read != 0 {
-		p.Events |= unix.POLLIN
+		p.Events |= pollIn
 	}
 	if in&driver.Write != 0 {
-		p.Events |= unix.POLLOUT
+		p.Events |= pollOut
 	}
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package stream
 
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
-	"golang.org/x/sys/unix"
 )
 
 // maxWaitMs caps a poll timeout, as the Go runtime's netpoll caps its own
@@ -20,21 +19,21 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 	if d.closed.Load() {
 		return 0, driver.ErrClosed
 	}
-	n, err := unix.Poll(d.pfds, pollTimeout(timeout))
+	n, err := poll(d.pfds, pollTimeout(timeout))
 	if err != nil {
-		if err == unix.EINTR {
+		if err == errInterrupted {
 			return 0, nil
 		}
-		return 0, os.NewSyscallError("poll", err)
+		return 0, os.NewSyscallError(pollCall, err)
 	}
 	if n == 0 {
 		return 0, nil
 	}
 	if rev := revents(&d.pfds[0]); rev != 0 {
-		if rev&unix.POLLNVAL != 0 {
+		if rev&pollNval != 0 {
 			// Someone closed our own fd behind our back; every later poll
 			// would report it again, so stop rather than spin.
-			return 0, fmt.Errorf("stream: waker fd %d was closed: %w", d.pfds[0].Fd, os.NewSyscallError("poll", unix.EBADF))
+			return 0, fmt.Errorf("stream: waker fd %d was closed: %w", d.pfds[0].Fd, os.NewSyscallError(pollCall, errBadFd))
 		}
 		d.wake.Drain()
 		n--
@@ -58,7 +57,7 @@ func (d *Driver) collect(events []driver.Event, n int) int {
 			n--
 			r := &d.regs[i]
 			switch {
-			case rev&unix.POLLNVAL != 0:
+			case rev&pollNval != 0:
 				events[filled] = driver.Event{Token: r.tok, Closed: true}
 				filled++
 				r.dead, dead = true, true
@@ -91,23 +90,19 @@ func (d *Driver) dropDead() {
 	}
 }
 
-// revents widens Revents, which is int16 on most systems and uint16 on AIX
-// (where POLLNVAL is 0x8000).
-func revents(p *unix.PollFd) uint32 { return uint32(uint16(p.Revents)) }
-
 // readiness maps poll's revents onto the registered interest. POLLHUP and
 // POLLERR are reported whatever was asked for, and they make every
 // registered interest ready, so that a reader sees EOF and a writer sees
 // EPIPE instead of waiting forever.
 func readiness(rev uint32, in driver.Interest) driver.Interest {
-	if rev&(unix.POLLHUP|unix.POLLERR) != 0 {
+	if rev&(pollHup|pollErr) != 0 {
 		return in
 	}
 	var ready driver.Interest
-	if rev&unix.POLLIN != 0 {
+	if rev&pollIn != 0 {
 		ready |= driver.Read
 	}
-	if rev&unix.POLLOUT != 0 {
+	if rev&pollOut != 0 {
 		ready |= driver.Write
 	}
 	return ready & in

@@ -1,7 +1,6 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package selection
 
-// No driver works where file descriptors are not ints (windows) or there is
-// no poller (js, wasip1, plan9).
+// No driver works where there is no poller (js, wasip1, plan9).
 var offered = []string{}

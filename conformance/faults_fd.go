@@ -1,9 +1,8 @@
-//go:build unix
+//go:build unix || windows
 
 package conformance
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -12,11 +11,11 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
-// faultUnixCases are the fault cases that need fds or signals.
-func faultUnixCases() []Case {
+// faultFdCases are the fault cases that need fds (and, in
+// faultPlatformCases, signals or descriptor limits).
+func faultFdCases() []Case {
 	var cs []Case
 	for _, blocked := range []bool{true, false} {
 		for _, reuse := range []bool{false, true} {
@@ -40,21 +39,13 @@ func faultUnixCases() []Case {
 			cs = append(cs, Case{name, func(t *testing.T, l *core.Loop) { faultClosedFD(t, l, blocked, reuse) }})
 		}
 	}
-	return append(append(cs,
+	cs = append(cs,
 		// A peer that hangs up while its socket is watched: the readable
 		// callback runs once more and its read returns 0 (end of file).
 		Case{"FaultPeerHangUpMidWatch", faultPeerHangUp},
-		// Signals sent in a tight loop while the loop blocks in Wait (each
-		// one may interrupt the wait with EINTR): a 100 ms timer fires no
-		// earlier than 100 ms and Run returns no error.
-		Case{"FaultEINTRStormWhileBlocked", faultEINTRStorm},
-		// 10 000 fds watched at once (5 000 socketpairs, both ends), one of
-		// them made readable: its callback runs, and no other. Where the
-		// hard RLIMIT_NOFILE cannot hold 10 000 fds and the descriptors the
-		// driver opens for them, as many as fit, logged; fewer than 5 000
-		// fail.
-		Case{"FaultTenThousandWatchedFDs", faultManyFDs},
-	), fdLifeCases()...)
+	)
+	cs = append(cs, faultPlatformCases()...)
+	return append(cs, fdLifeCases()...)
 }
 
 // faultDetectWithin bounds how long a driver may take to notice a closed
@@ -85,7 +76,7 @@ func faultClosedFD(t *testing.T, l *core.Loop, blocked, reuse bool) {
 	var reuseErr error
 	closeIt := func() {
 		closedAt = time.Now()
-		if err := unix.Close(a); err != nil {
+		if err := rvClose(a); err != nil {
 			reuseErr = fmt.Errorf("close: %w", err)
 			return
 		}
@@ -160,7 +151,7 @@ func faultClosedFD(t *testing.T, l *core.Loop, blocked, reuse bool) {
 	var read string
 	l.OnReadable(a, func(id core.CallbackID, fd int) {
 		var buf [16]byte
-		n, err := unix.Read(fd, buf[:])
+		n, err := rvRead(fd, buf[:])
 		if err == nil {
 			read += string(buf[:n])
 		}
@@ -177,35 +168,6 @@ func faultClosedFD(t *testing.T, l *core.Loop, blocked, reuse bool) {
 	assert.Equal(t, "new", read)
 }
 
-// faultSocketAt makes a new connected socket whose number is fd, which the
-// caller has just closed, and returns its peer. The kernel hands out the
-// lowest free number, so usually one end lands there by itself; otherwise
-// F_DUPFD (lowest free number at or above fd, portable where dup3 is not)
-// puts one there.
-func faultSocketAt(fd int) (peer int, err error) {
-	x, y, err := rvRawSocketPair()
-	if err != nil {
-		return -1, err
-	}
-	switch fd {
-	case x:
-		return y, nil
-	case y:
-		return x, nil
-	}
-	n, err := unix.FcntlInt(uintptr(x), unix.F_DUPFD, fd)
-	_ = unix.Close(x)
-	if err == nil && n != fd {
-		_ = unix.Close(n)
-		err = fmt.Errorf("number %d was taken by another file before the new socket", fd)
-	}
-	if err != nil {
-		_ = unix.Close(y)
-		return -1, errors.Join(errors.New("making a socket at the closed fd's number"), err)
-	}
-	return y, nil
-}
-
 func faultPeerHangUp(t *testing.T, l *core.Loop) {
 	a, b, err := rvRawSocketPair()
 	require.NoError(t, err)
@@ -219,7 +181,7 @@ func faultPeerHangUp(t *testing.T, l *core.Loop) {
 	var reads []int
 	id := l.OnReadable(a, func(id core.CallbackID, fd int) {
 		var buf [16]byte
-		n, err := unix.Read(fd, buf[:])
+		n, err := rvRead(fd, buf[:])
 		if err != nil {
 			t.Errorf("read: %v", err)
 			n = -1
@@ -252,7 +214,7 @@ func faultPingPong(t *testing.T) func(l *core.Loop, n int, done func(got int)) {
 		got, sent := 0, 0
 		l.OnReadable(a, func(id core.CallbackID, fd int) {
 			var buf [64]byte
-			m, err := unix.Read(fd, buf[:])
+			m, err := rvRead(fd, buf[:])
 			if m > 0 {
 				got += m
 			}
@@ -262,7 +224,7 @@ func faultPingPong(t *testing.T) func(l *core.Loop, n int, done func(got int)) {
 			}
 		})
 		l.Repeat(time.Millisecond, func(id core.CallbackID) {
-			_, err := unix.Write(b, []byte{1})
+			err := rvWrite(b, []byte{1})
 			if sent++; err != nil || sent == n {
 				l.Cancel(id)
 			}

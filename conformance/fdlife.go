@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package conformance
 
@@ -13,7 +13,6 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 )
 
 // fdLifeCases pin DESIGN section 5, "A watcher belongs to the open file it
@@ -68,8 +67,8 @@ func fdErrors(t *testing.T, l *core.Loop) *[]*core.FDError {
 func fdReader(t *testing.T, l *core.Loop, into *string, want string) func(core.CallbackID, int) {
 	return func(id core.CallbackID, fd int) {
 		var buf [64]byte
-		n, err := unix.Read(fd, buf[:])
-		if err != nil && err != unix.EAGAIN {
+		n, err := rvRead(fd, buf[:])
+		if err != nil && !rvWouldBlock(err) {
 			t.Errorf("read fd %d: %v", fd, err)
 			l.Cancel(id)
 			return
@@ -107,7 +106,7 @@ func fdReusedInOneCallback(t *testing.T, l *core.Loop) {
 	var got string
 	var fresh core.CallbackID
 	l.Defer(func(core.CallbackID) {
-		assert.NoError(t, unix.Close(a)) // behind the loop's back (assert: this runs in a fiber)
+		assert.NoError(t, rvClose(a)) // behind the loop's back (assert: this runs in a fiber)
 		var err error
 		if peer, err = faultSocketAt(a); err != nil {
 			t.Errorf("reuse fd %d: %v", a, err)
@@ -156,7 +155,7 @@ func fdReusedTwice(t *testing.T, l *core.Loop) {
 	var peer int
 	var got string
 	l.Defer(func(core.CallbackID) {
-		assert.NoError(t, unix.Close(a))
+		assert.NoError(t, rvClose(a))
 		p2, err := faultSocketAt(a)
 		if err != nil {
 			t.Error(err)
@@ -165,7 +164,7 @@ func fdReusedTwice(t *testing.T, l *core.Loop) {
 		}
 		rvWrite(p2, []byte("x")) // the middle file is ready: its watcher would run
 		w2 = l.OnReadable(a, count)
-		assert.NoError(t, unix.Close(a))
+		assert.NoError(t, rvClose(a))
 		rvClose(p2)
 		if peer, err = faultSocketAt(a); err != nil {
 			t.Error(err)
@@ -217,7 +216,7 @@ func fdWatchNotOpen(t *testing.T, l *core.Loop) {
 	require.ErrorAs(t, err, &fe, "Run: %v", err)
 	assert.Equal(t, a, fe.FD)
 	assert.Equal(t, []core.CallbackID{id}, fe.IDs)
-	assert.ErrorIs(t, err, unix.EBADF)
+	assert.ErrorIs(t, err, rvErrNotOpen)
 	assert.Contains(t, err.Error(), fmt.Sprintf("fd %d", a))
 	assert.NotContains(t, err.Error(), "panic", "an fd error is not a panic")
 	on, _ := l.IsEnabled(id)
@@ -248,8 +247,7 @@ func fdCloseFD(t *testing.T, l *core.Loop) {
 		_, err := l.IsEnabled(id)
 		assert.ErrorIs(t, err, core.ErrInvalidCallback, "watcher %v after CloseFD", id)
 	}
-	_, err = unix.FcntlInt(uintptr(a), unix.F_GETFD, 0)
-	assert.ErrorIs(t, err, unix.EBADF, "fd %d is still open after CloseFD", a)
+	assert.False(t, rvIsOpen(a), "fd %d is still open after CloseFD", a)
 }
 
 func fdCloseFDClosed(t *testing.T, l *core.Loop) {
@@ -258,7 +256,7 @@ func fdCloseFDClosed(t *testing.T, l *core.Loop) {
 	rvClose(b)
 	require.NoError(t, l.CloseFD(a))
 	err = l.CloseFD(a)
-	assert.ErrorIs(t, err, unix.EBADF)
+	assert.ErrorIs(t, err, rvErrNotOpen)
 	if err != nil {
 		assert.Contains(t, err.Error(), fmt.Sprintf("CloseFD(%d)", a))
 	}
@@ -267,7 +265,7 @@ func fdCloseFDClosed(t *testing.T, l *core.Loop) {
 
 func fdReuseChurn(t *testing.T, l *core.Loop) {
 	const rounds = 200
-	before, err := fdOpenCount()
+	before, err := soakOpenFDs()
 	require.NoError(t, err)
 	reports := fdErrors(t, l)
 	a, b, err := rvRawSocketPair()
@@ -284,7 +282,7 @@ func fdReuseChurn(t *testing.T, l *core.Loop) {
 		}
 		round++
 		// Behind the loop's back: close, reuse at once, watch the new file.
-		unix.Close(a)
+		rvClose(a)
 		rvClose(b)
 		peer, err := faultSocketAt(a)
 		if err != nil {
@@ -296,7 +294,7 @@ func fdReuseChurn(t *testing.T, l *core.Loop) {
 		done := false
 		old = l.OnReadable(a, func(id core.CallbackID, fd int) {
 			var buf [8]byte
-			if n, _ := unix.Read(fd, buf[:]); n == 1 && !done {
+			if n, _ := rvRead(fd, buf[:]); n == 1 && !done {
 				done = true
 				read++
 				l.Defer(step)
@@ -309,22 +307,7 @@ func fdReuseChurn(t *testing.T, l *core.Loop) {
 	require.NoError(t, l.Run())
 	assert.Equal(t, rounds, read, "new watchers that read their file")
 	assert.Len(t, *reports, rounds, "reports (one per closed file)")
-	after, err := fdOpenCount()
+	after, err := soakOpenFDs()
 	require.NoError(t, err)
 	assert.LessOrEqual(t, after, before+2, "open fds before and after %d reuses", rounds)
-}
-
-// fdOpenCount counts the process's open descriptors up to the soft limit.
-func fdOpenCount() (int, error) {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		return 0, err
-	}
-	n := 0
-	for fd := 0; fd < int(min(lim.Cur, 1<<16)); fd++ {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
-			n++
-		}
-	}
-	return n, nil
 }

@@ -1,0 +1,110 @@
+//go:build unix || windows
+
+package conformance
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// dcFds tracks the fds a driver case opens, so that each is closed exactly
+// once: a second close could close an fd that a later open reused.
+type dcFds struct {
+	t    testing.TB
+	open map[int]bool
+}
+
+func dcNewFds(t testing.TB) *dcFds {
+	f := &dcFds{t: t, open: make(map[int]bool)}
+	t.Cleanup(f.closeAll)
+	return f
+}
+
+func (f *dcFds) close(fd int) {
+	f.t.Helper()
+	if !f.open[fd] {
+		f.t.Fatalf("fd %d closed twice by the case", fd)
+	}
+	delete(f.open, fd)
+	if err := rvClose(fd); err != nil {
+		f.t.Errorf("close(%d): %v", fd, err)
+	}
+}
+
+func (f *dcFds) closeAll() {
+	for fd := range f.open {
+		rvClose(fd)
+	}
+	clear(f.open)
+}
+
+// dcEvents waits (bounded) and returns the events of one Wait.
+func dcEvents(t *testing.T, d core.Driver, timeout time.Duration) []core.Event {
+	t.Helper()
+	ev := make([]core.Event, 64)
+	r := dcMust(t, d, ev, timeout)
+	return ev[:r.n]
+}
+
+// dcExpect waits until tok is reported (Wait may return (0, nil) early),
+// and checks that it comes with exactly the readiness want.
+func dcExpect(t *testing.T, d core.Driver, tok core.Token, want core.Interest) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, e := range dcEvents(t, d, time.Second) {
+			if e.Token != tok {
+				continue
+			}
+			if e.Closed {
+				t.Fatalf("token %#x reported Closed, want Ready %v", tok, want)
+			}
+			if e.Ready != want {
+				t.Fatalf("token %#x reported Ready %v, want %v", tok, e.Ready, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("token %#x was not reported Ready %v within 2s", tok, want)
+}
+
+// dcExpectNow checks that a single Wait reports tok with exactly want, as a
+// level-triggered driver must while the fd stays ready.
+func dcExpectNow(t *testing.T, d core.Driver, tok core.Token, want core.Interest, timeout time.Duration) {
+	t.Helper()
+	evs := dcEvents(t, d, timeout)
+	for _, e := range evs {
+		if e.Token == tok && !e.Closed && e.Ready == want {
+			return
+		}
+	}
+	t.Fatalf("Wait(%v) reported %v, want token %#x with Ready %v", timeout, evs, tok, want)
+}
+
+// dcExpectNone waits for about dur and fails on any event.
+func dcExpectNone(t *testing.T, d core.Driver, dur time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(dur)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		if evs := dcEvents(t, d, left); len(evs) > 0 {
+			t.Fatalf("Wait reported %v, want nothing", evs)
+		}
+	}
+}
+
+// dcMallocs counts the heap allocations fn makes (of the whole process, as
+// testing.AllocsPerRun does).
+func dcMallocs(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}

@@ -1,0 +1,64 @@
+//go:build windows
+
+package stream
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/revoltgo/eventloop/internal/winsock"
+	"golang.org/x/sys/windows"
+)
+
+// WSAPoll's side of the seam that stream.go and wait.go are written
+// against: Winsock's poll(2), which watches sockets and nothing else.
+type pollFd = winsock.PollFd
+
+const (
+	pollIn   = winsock.POLLIN
+	pollOut  = winsock.POLLOUT
+	pollHup  = winsock.POLLHUP
+	pollErr  = winsock.POLLERR
+	pollNval = winsock.POLLNVAL
+	pollCall = "WSAPoll"
+)
+
+var (
+	// WSAPoll is never interrupted: nothing compares equal to this.
+	errInterrupted = errors.New("stream: interrupted")
+	errBadFd       = windows.WSAENOTSOCK
+)
+
+func poll(p []pollFd, ms int) (int, error) { return winsock.Poll(p, ms) }
+
+func setFd(p *pollFd, fd int) { p.Fd = windows.Handle(fd) }
+
+func ignore(p *pollFd) { p.Fd, p.Events, p.Revents = winsock.Ignored, 0, 0 }
+
+// revents reads nothing from an ignored entry: Wine 8.0's WSAPoll skips it
+// (it neither counts it nor returns early for it, as Windows documents)
+// but still writes POLLNVAL into its revents, which would otherwise be
+// taken for a closed socket.
+func revents(p *pollFd) uint32 {
+	if p.Fd == winsock.Ignored {
+		return 0
+	}
+	return uint32(uint16(p.Revents))
+}
+
+// probe refuses, at Register, a handle WSAPoll could only answer with
+// POLLNVAL: one that is not a socket (a file, a pipe, a console: WSAPoll
+// watches sockets only) or not open at all. getsockopt(SO_TYPE) fails with
+// WSAENOTSOCK for both; GetFileType, which fails with ERROR_INVALID_HANDLE
+// only for a handle that is not open, tells them apart, so that the error
+// says which.
+func probe(fd int) error {
+	_, err := winsock.Type(windows.Handle(fd))
+	if err == nil {
+		return nil
+	}
+	if _, ferr := windows.GetFileType(windows.Handle(fd)); !errors.Is(ferr, windows.ERROR_INVALID_HANDLE) {
+		return fmt.Errorf("handle is not a socket, and WSAPoll watches sockets only (%w): %w", err, errors.ErrUnsupported)
+	}
+	return err
+}

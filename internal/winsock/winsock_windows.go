@@ -1,0 +1,238 @@
+//go:build windows
+
+package winsock
+
+import (
+	"errors"
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+var (
+	ws2         = windows.NewLazySystemDLL("ws2_32.dll")
+	procWSAPoll = ws2.NewProc("WSAPoll")
+	procAccept  = ws2.NewProc("accept")
+	procIoctl   = ws2.NewProc("ioctlsocket")
+	procRecv    = ws2.NewProc("recv")
+	procSend    = ws2.NewProc("send")
+	procSockNm  = ws2.NewProc("getsockname")
+	procPeerNm  = ws2.NewProc("getpeername")
+)
+
+// The WSAPOLLFD flags (winsock2.h). WSAPoll refuses a request with any
+// other bit in Events (WSAEINVAL); POLLHUP, POLLERR and POLLNVAL come back
+// in Revents unasked.
+const (
+	POLLRDNORM = 0x0100
+	POLLRDBAND = 0x0200
+	POLLIN     = POLLRDNORM | POLLRDBAND
+	POLLWRNORM = 0x0010
+	POLLOUT    = POLLWRNORM
+	POLLERR    = 0x0001
+	POLLHUP    = 0x0002
+	POLLNVAL   = 0x0004
+)
+
+const (
+	soType  = 0x1008     // SO_TYPE
+	fionbio = 0x8004667e // FIONBIO: _IOW('f', 126, u_long)
+)
+
+// PollFd is WSAPOLLFD. A negative Fd (INVALID_SOCKET, all ones) is
+// ignored by WSAPoll, as a negative fd is by poll(2).
+type PollFd struct {
+	Fd      windows.Handle
+	Events  int16
+	Revents int16
+}
+
+// Ignored is the Fd that WSAPoll skips.
+const Ignored = windows.InvalidHandle
+
+// Startup initializes Winsock for the process once; every function of
+// the package that needs it calls it. The net package does the same in its
+// own init, and WSAStartup counts its callers, so the two never clash.
+var Startup = sync.OnceValue(func() error {
+	var d windows.WSAData
+	if err := windows.WSAStartup(uint32(0x202), &d); err != nil {
+		return os.NewSyscallError("WSAStartup", err)
+	}
+	return nil
+})
+
+// Poll is WSAPoll over fds with a timeout in milliseconds (-1: forever).
+// It does not allocate.
+func Poll(fds []PollFd, timeoutMs int) (int, error) {
+	if err := Startup(); err != nil {
+		return 0, err
+	}
+	var p *PollFd
+	if len(fds) > 0 {
+		p = &fds[0]
+	}
+	r, _, e := syscall.SyscallN(procWSAPoll.Addr(), uintptr(unsafe.Pointer(p)), uintptr(len(fds)), uintptr(int32(timeoutMs)))
+	if int32(r) == -1 {
+		return 0, os.NewSyscallError("WSAPoll", errnoErr(e))
+	}
+	return int(int32(r)), nil
+}
+
+// Type returns the socket's SO_TYPE (windows.SOCK_STREAM, ...): an error
+// matching windows.WSAENOTSOCK says that h is not a socket, or no longer
+// one.
+func Type(h windows.Handle) (int, error) {
+	if err := Startup(); err != nil {
+		return 0, err
+	}
+	t, err := windows.GetsockoptInt(h, windows.SOL_SOCKET, soType)
+	if err != nil {
+		return 0, os.NewSyscallError("getsockopt", err)
+	}
+	return t, nil
+}
+
+// Name fills sa with the socket's local address (peer false) or the
+// address of its peer, without allocating, and returns its length. An
+// unbound socket fails with WSAEINVAL, an unconnected one (peer) with
+// WSAENOTCONN.
+func Name(h windows.Handle, peer bool, sa *windows.RawSockaddrAny) (int, error) {
+	proc, call := procSockNm, "getsockname"
+	if peer {
+		proc, call = procPeerNm, "getpeername"
+	}
+	n := int32(unsafe.Sizeof(*sa))
+	r, _, e := syscall.SyscallN(proc.Addr(), uintptr(h), uintptr(unsafe.Pointer(sa)), uintptr(unsafe.Pointer(&n)))
+	if int32(r) != 0 {
+		return 0, os.NewSyscallError(call, errnoErr(e))
+	}
+	return int(n), nil
+}
+
+// SetNonblock puts h into (or out of) non-blocking mode.
+func SetNonblock(h windows.Handle, on bool) error {
+	var arg uint32
+	if on {
+		arg = 1
+	}
+	r, _, e := syscall.SyscallN(procIoctl.Addr(), uintptr(h), fionbio, uintptr(unsafe.Pointer(&arg)))
+	if int32(r) != 0 {
+		return os.NewSyscallError("ioctlsocket", errnoErr(e))
+	}
+	return nil
+}
+
+// Recv reads from h. A non-blocking socket with nothing to read returns an
+// error matching windows.WSAEWOULDBLOCK; 0 and nil mean end of stream.
+func Recv(h windows.Handle, p []byte) (int, error) {
+	var b *byte
+	if len(p) > 0 {
+		b = &p[0]
+	}
+	r, _, e := syscall.SyscallN(procRecv.Addr(), uintptr(h), uintptr(unsafe.Pointer(b)), uintptr(int32(len(p))), 0)
+	if int32(r) == -1 {
+		return 0, os.NewSyscallError("recv", errnoErr(e))
+	}
+	return int(int32(r)), nil
+}
+
+// Send writes to h; a full non-blocking socket returns an error matching
+// windows.WSAEWOULDBLOCK.
+func Send(h windows.Handle, p []byte) (int, error) {
+	var b *byte
+	if len(p) > 0 {
+		b = &p[0]
+	}
+	r, _, e := syscall.SyscallN(procSend.Addr(), uintptr(h), uintptr(unsafe.Pointer(b)), uintptr(int32(len(p))), 0)
+	if int32(r) == -1 {
+		return 0, os.NewSyscallError("send", errnoErr(e))
+	}
+	return int(int32(r)), nil
+}
+
+// Close closes a socket.
+func Close(h windows.Handle) error {
+	if err := windows.Closesocket(h); err != nil {
+		return os.NewSyscallError("closesocket", err)
+	}
+	return nil
+}
+
+// Pair returns a connected pair of non-blocking TCP sockets over the
+// loopback interface, not inherited by child processes, with Nagle's
+// algorithm off: a one-byte write (a wakeup, a test's "x") is sent at once
+// instead of waiting for the ACK of the previous one, which delayed ACKs
+// hold back for up to 200 ms. Nothing but the pair can connect to the
+// listener: it is bound to an ephemeral port on 127.0.0.1, listens with a
+// backlog of one, and is closed as soon as the pair is made.
+func Pair() (a, b windows.Handle, err error) {
+	if err := Startup(); err != nil {
+		return 0, 0, err
+	}
+	ln, err := newSocket()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer windows.Closesocket(ln)
+	if err := windows.Bind(ln, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, 0, os.NewSyscallError("bind", err)
+	}
+	if err := windows.Listen(ln, 1); err != nil {
+		return 0, 0, os.NewSyscallError("listen", err)
+	}
+	sa, err := windows.Getsockname(ln)
+	if err != nil {
+		return 0, 0, os.NewSyscallError("getsockname", err)
+	}
+	a, err = newSocket()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := windows.Connect(a, sa); err != nil {
+		windows.Closesocket(a)
+		return 0, 0, os.NewSyscallError("connect", err)
+	}
+	r, _, e := syscall.SyscallN(procAccept.Addr(), uintptr(ln), 0, 0)
+	b = windows.Handle(r)
+	if b == windows.InvalidHandle {
+		windows.Closesocket(a)
+		return 0, 0, os.NewSyscallError("accept", errnoErr(e))
+	}
+	for _, h := range []windows.Handle{a, b} {
+		if err = SetNonblock(h, true); err == nil {
+			err = windows.SetsockoptInt(h, windows.IPPROTO_TCP, windows.TCP_NODELAY, 1)
+			if err != nil {
+				err = os.NewSyscallError("setsockopt", err)
+			}
+		}
+		if err != nil {
+			windows.Closesocket(a)
+			windows.Closesocket(b)
+			return 0, 0, err
+		}
+	}
+	return a, b, nil
+}
+
+func newSocket() (windows.Handle, error) {
+	h, err := windows.WSASocket(windows.AF_INET, windows.SOCK_STREAM, windows.IPPROTO_TCP, nil, 0,
+		windows.WSA_FLAG_OVERLAPPED|windows.WSA_FLAG_NO_HANDLE_INHERIT)
+	if err != nil {
+		return 0, os.NewSyscallError("WSASocket", err)
+	}
+	return h, nil
+}
+
+// errnoErr keeps a zero errno from posing as success: a failed call whose
+// last error reads 0 still fails.
+func errnoErr(e syscall.Errno) error {
+	if e == 0 {
+		return errUnknown
+	}
+	return e
+}
+
+var errUnknown = errors.New("failed without an error code")
