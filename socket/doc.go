@@ -22,8 +22,14 @@
 // # Usable from anywhere, fastest on the loop
 //
 // Every Read, Write, Accept and connect first makes its system call, and
-// waits only if it would block (EAGAIN). How it waits depends on the
-// caller, which it finds out for itself (core.Loop.InFiber):
+// waits only if it would block (EAGAIN), with one exception: on a stream,
+// a fiber's Read that follows a short one (fewer bytes than asked for: the
+// kernel had no more) waits for readiness first, since its read(2) would
+// most likely say EAGAIN. That saves a system call in every round trip of
+// a request-response protocol (tokio's reads do the same); readiness is
+// level-triggered, so bytes that came meanwhile are read at once. How a
+// call waits depends on the caller, which it finds out for itself
+// (core.Loop.InFiber):
 //
 //   - from a fiber of the conn's loop (a callback, a microtask): the fiber
 //     suspends and the loop resumes it when the socket is ready; other

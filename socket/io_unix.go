@@ -34,14 +34,29 @@ func (fd *netFD) read(p []byte) (int, error) {
 	if err := fd.acquire(d); err != nil {
 		return 0, err
 	}
+	// A stream read that came back short left the socket empty, so the
+	// next one would most likely say EAGAIN: a fiber waits for readiness
+	// first instead (level-triggered, so data that came meanwhile is
+	// reported at once), which saves one system call per round trip of a
+	// request-response protocol. Tokio's reads do the same. Any other
+	// caller tries the call first: a wait costs it a trip to the loop.
+	skip := d.drained && fd.l.InFiber()
+	d.drained = false
 	for {
 		if d.expired() {
 			fd.unlock(d)
 			return 0, os.ErrDeadlineExceeded
 		}
-		n, err := unix.Read(fd.sysfd, p)
+		var n int
+		var err error
+		if skip {
+			skip, err = false, unix.EAGAIN
+		} else {
+			n, err = unix.Read(fd.sysfd, p)
+		}
 		switch err {
 		case nil:
+			d.drained = n < len(p) && !fd.dgram()
 			fd.unlock(d)
 			if n == 0 && !fd.dgram() {
 				return 0, io.EOF

@@ -38,6 +38,9 @@ type dir struct {
 	lockWait atomic.Int32 // callers waiting for the lock
 	queued   atomic.Int32 // waiters on the lists: a new deadline needs the loop only then
 
+	// The lock holder's.
+	drained bool // the last read came back short: the kernel had no more
+
 	// The loop's.
 	write    bool
 	enabled  bool
