@@ -28,6 +28,7 @@ func echoCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
 	driver := fs.String("driver", "", "driver (default: what eventloop.New picks)")
 	loops := fs.Int("loops", runtime.NumCPU(), "loops, one goroutine and one listener each")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,6 +60,13 @@ func echoCmd(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "echo: listening on %s, driver %s; SIGINT or SIGTERM stops (%d loops)\n",
 			g.servers[0].addr, g.servers[0].l.Driver().Name(), len(g.servers))
 	}()
+	if *cpuprofile != "" {
+		stop, err := startCPUProfile(*cpuprofile)
+		if err != nil {
+			return errors.Join(err, g.close())
+		}
+		defer stop()
+	}
 	err = g.run()
 	g.report(stdout)
 	return err
