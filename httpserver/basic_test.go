@@ -1,0 +1,537 @@
+//go:build unix
+
+package httpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/socket"
+)
+
+// The ResponseWriter's framing against net/http's client: what the
+// client sees is what net/http's server would have sent.
+
+func TestHello(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello})
+		resp, err := client(t).Get(ts.url + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bodyString(t, resp); got != "Hello, World!" {
+			t.Errorf("body %q", got)
+		}
+		if resp.StatusCode != 200 || resp.ContentLength != 13 || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("status %d, length %d, type %q", resp.StatusCode, resp.ContentLength, resp.Header.Get("Content-Type"))
+		}
+		if _, err := http.ParseTime(resp.Header.Get("Date")); err != nil {
+			t.Errorf("Date: %v", err)
+		}
+	})
+}
+
+// Keep-alive: one client's sequential requests share one connection.
+func TestKeepAlive(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello})
+		c := client(t)
+		for i := range 20 {
+			resp, err := c.Get(ts.url + "/" + strconv.Itoa(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodyString(t, resp)
+		}
+		if n := ts.connsOpened(); n != 1 {
+			t.Errorf("20 requests opened %d connections, want 1", n)
+		}
+	})
+}
+
+// Content-Length when the handler's body is known at its end (net/http's
+// 2048-byte rule), chunked when it is not, the handler's own
+// Content-Length kept; the bodies arrive whole either way.
+func TestFraming(t *testing.T) {
+	watchdog(t, time.Minute)
+	cases := []struct {
+		name    string
+		h       http.HandlerFunc
+		size    int
+		chunked bool
+	}{
+		{"small", func(w http.ResponseWriter, r *http.Request) { w.Write(bytes.Repeat([]byte("a"), 2048)) }, 2048, false},
+		{"empty", func(w http.ResponseWriter, r *http.Request) {}, 0, false},
+		{"large", func(w http.ResponseWriter, r *http.Request) { w.Write(bytes.Repeat([]byte("b"), 2049)) }, 2049, true},
+		{"flushed", func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("x"))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("y"))
+		}, 2, true},
+		{"many writes", func(w http.ResponseWriter, r *http.Request) {
+			for range 1000 {
+				io.WriteString(w, "0123456789")
+			}
+		}, 10000, true},
+		{"declared length", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "100000")
+			for range 100 {
+				w.Write(bytes.Repeat([]byte("c"), 1000))
+			}
+		}, 100000, false},
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		mux := http.NewServeMux()
+		for _, c := range cases {
+			mux.HandleFunc("/"+strings.ReplaceAll(c.name, " ", "-"), c.h)
+		}
+		ts := serve(t, l, &Server{Handler: mux})
+		cl := client(t)
+		for _, c := range cases {
+			resp, err := cl.Get(ts.url + "/" + strings.ReplaceAll(c.name, " ", "-"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := bodyString(t, resp)
+			chunked := len(resp.TransferEncoding) == 1 && resp.TransferEncoding[0] == "chunked"
+			if len(body) != c.size || chunked != c.chunked {
+				t.Errorf("%s: %d bytes, chunked %v; want %d, %v", c.name, len(body), chunked, c.size, c.chunked)
+			}
+			if !c.chunked && resp.ContentLength != int64(c.size) {
+				t.Errorf("%s: Content-Length %d, want %d", c.name, resp.ContentLength, c.size)
+			}
+		}
+		if n := ts.connsOpened(); n != 1 {
+			t.Errorf("%d connections, want 1 (every response kept the connection)", n)
+		}
+	})
+}
+
+// HEAD: the header GET would have (its Content-Length), no body; the next
+// response on the connection follows at once.
+func TestHEAD(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		head := rc.response(t, "HEAD")
+		if head.StatusCode != 200 || head.Header.Get("Content-Length") != "13" {
+			t.Errorf("HEAD: %d, Content-Length %q", head.StatusCode, head.Header.Get("Content-Length"))
+		}
+		if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+			t.Errorf("GET after HEAD: %q (bytes of the HEAD's body?)", got)
+		}
+	})
+}
+
+// WriteHeader with 1xx sends an informational response at once, any
+// number of times, before the final one.
+func TestInformational(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("Link")
+			w.WriteHeader(http.StatusCreated)
+			w.Write([]byte("made"))
+		})})
+		var got []string
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+				got = append(got, fmt.Sprintf("%d %s", code, h.Get("Link")))
+				return nil
+			},
+		})
+		req, _ := http.NewRequestWithContext(ctx, "GET", ts.url, nil)
+		resp, err := client(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := bodyString(t, resp)
+		want := []string{"103 </style.css>; rel=preload", "103 </style.css>; rel=preload"}
+		if fmt.Sprint(got) != fmt.Sprint(want) || resp.StatusCode != 201 || body != "made" || resp.Header.Get("Link") != "" {
+			t.Errorf("1xx %q, final %d %q, Link %q", got, resp.StatusCode, body, resp.Header.Get("Link"))
+		}
+	})
+}
+
+// Connection: close from the client: the response says so and the server
+// closes the connection; HTTP/1.0 without keep-alive likewise, and with
+// keep-alive it is kept.
+func TestConnectionClose(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/close" {
+				w.Header().Set("Connection", "close")
+			}
+			hello(w, r)
+		})})
+		for _, c := range []struct {
+			req   string
+			close bool // the response says Connection: close
+		}{
+			{"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", true},
+			{"GET / HTTP/1.0\r\n\r\n", true}, // HTTP/1.0: Close without a header
+			{"GET /close HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		} {
+			rc := dialRaw(t, ts.addr)
+			rc.send(t, c.req)
+			resp := rc.response(t, "GET")
+			// ReadResponse takes "close" out of the header into Close.
+			if resp.Close != c.close || bodyString(t, resp) != "Hello, World!" {
+				t.Errorf("%q: Connection: close %v, want %v", c.req, resp.Close, c.close)
+			}
+			if ok, why := rc.closed(5 * time.Second); !ok {
+				t.Errorf("%q: connection not closed: %s", c.req, why)
+			}
+		}
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\nGET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+		for range 2 {
+			resp := rc.response(t, "GET")
+			if resp.Header.Get("Connection") != "keep-alive" || resp.ContentLength != 13 {
+				t.Errorf("HTTP/1.0 keep-alive: Connection %q, length %d", resp.Header.Get("Connection"), resp.ContentLength)
+			}
+		}
+	})
+}
+
+// Pipelined requests are answered in order, even when an earlier one
+// takes longer than a later one.
+func TestPipelined(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow" {
+				fiberSleep(l, 50*time.Millisecond)
+			}
+			io.WriteString(w, r.URL.Path)
+		})})
+		rc := dialRaw(t, ts.addr)
+		var reqs strings.Builder
+		paths := []string{"/slow", "/1", "/2", "/slow", "/3"}
+		for _, p := range paths {
+			fmt.Fprintf(&reqs, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
+		}
+		rc.send(t, reqs.String())
+		for _, p := range paths {
+			if got := bodyString(t, rc.response(t, "GET")); got != p {
+				t.Fatalf("response %q, want %q", got, p)
+			}
+		}
+		if n := ts.connsOpened(); n != 1 {
+			t.Errorf("%d connections", n)
+		}
+	})
+}
+
+// A chunked upload (a body of unknown length) arrives whole, and the
+// connection is kept.
+func TestChunkedUpload(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(sumHandler)})
+		cl := client(t)
+		for _, size := range []int{0, 1, 5000, 1 << 20} {
+			payload := bytes.Repeat([]byte("0123456789abcdef"), size/16+1)[:size]
+			pr, pw := io.Pipe()
+			go func() {
+				for p := payload; len(p) > 0; {
+					n := min(len(p), 7000)
+					pw.Write(p[:n])
+					p = p[n:]
+				}
+				pw.Close()
+			}()
+			req, _ := http.NewRequest("POST", ts.url, pr)
+			resp, err := cl.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("%d %x chunked", size, sha256.Sum256(payload))
+			if got := bodyString(t, resp); got != want {
+				t.Errorf("got %q, want %q", got, want)
+			}
+		}
+		if n := ts.connsOpened(); n != 1 {
+			t.Errorf("%d connections, want 1", n)
+		}
+	})
+}
+
+// sumHandler answers with the body's length, SHA-256, and whether it came
+// chunked.
+func sumHandler(w http.ResponseWriter, r *http.Request) {
+	h := sha256.New()
+	n, err := io.Copy(h, r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), 400)
+		return
+	}
+	te := "length"
+	if len(r.TransferEncoding) > 0 {
+		te = r.TransferEncoding[0]
+	}
+	fmt.Fprintf(w, "%d %x %s", n, h.Sum(nil), te)
+}
+
+// Expect: 100-continue: a handler that reads the body makes the server
+// send 100 Continue, and the client sends the body; one that answers
+// without reading sends no 100, the client keeps its body, and the
+// connection closes (its next bytes may or may not be a body).
+func TestExpectContinue(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/deny" {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			sumHandler(w, r)
+		})})
+		tr := &http.Transport{ExpectContinueTimeout: 20 * time.Second}
+		t.Cleanup(tr.CloseIdleConnections)
+		cl := &http.Client{Transport: tr}
+		for _, path := range []string{"/", "/deny"} {
+			got100 := false
+			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				Got100Continue: func() { got100 = true },
+			})
+			body := &countingReader{r: strings.NewReader("payload")}
+			req, _ := http.NewRequestWithContext(ctx, "PUT", ts.url+path, body)
+			req.ContentLength = 7
+			req.Header.Set("Expect", "100-continue")
+			resp, err := cl.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := bodyString(t, resp)
+			if path == "/" {
+				want := fmt.Sprintf("7 %x length", sha256.Sum256([]byte("payload")))
+				if !got100 || got != want || body.n != 7 {
+					t.Errorf("/: 100 Continue %v, body sent %d, answer %q", got100, body.n, got)
+				}
+			} else if got100 || resp.StatusCode != 403 || body.n != 0 || !resp.Close {
+				t.Errorf("/deny: 100 Continue %v, status %d, body sent %d, closes %v", got100, resp.StatusCode, body.n, resp.Close)
+			}
+		}
+		// A raw client: the 100 comes before the client sends the body.
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
+		line, err := rc.r.ReadString('\n')
+		if err != nil || line != "HTTP/1.1 100 Continue\r\n" {
+			t.Fatalf("first line %q, %v", line, err)
+		}
+		rc.r.ReadString('\n')
+		rc.send(t, "abc")
+		if got := bodyString(t, rc.response(t, "POST")); !strings.HasPrefix(got, "3 ") {
+			t.Errorf("after 100: %q", got)
+		}
+	})
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// The request's context is cancelled when the client goes away: a client
+// cancelling its request ends the handler's wait, the fiber ends and the
+// connection is freed.
+func TestContextCancelledWhenClientGoes(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		waiting := make(chan struct{})
+		ended := make(chan error, 1)
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := r.Context()
+			close(waiting)
+			s := l.Suspension()
+			_, err := s.SuspendContext(ctx)
+			ended <- err
+		})})
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", ts.url, nil)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := client(t).Do(req)
+			errc <- err
+		}()
+		<-waiting
+		cancel()
+		if err := <-errc; err == nil {
+			t.Error("the client's request succeeded")
+		}
+		select {
+		case err := <-ended:
+			if err != context.Canceled {
+				t.Errorf("handler's wait ended with %v, want context.Canceled", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the handler's context was not cancelled after the client went")
+		}
+		ts.waitOpen(t, 0)
+	})
+}
+
+// A handler that flushes streams: the client reads the first part while
+// the handler is still suspended, and the rest arrives after.
+func TestFlushStreams(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var s *core.Suspension
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "first\n")
+			w.(http.Flusher).Flush()
+			s = l.Suspension()
+			s.Suspend()
+			io.WriteString(w, "second\n")
+		})})
+		resp, err := client(t).Get(ts.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		if line, err := br.ReadString('\n'); line != "first\n" {
+			t.Fatalf("first line %q, %v", line, err)
+		}
+		l.Post(func() { s.Resume(nil) })
+		rest, err := io.ReadAll(br)
+		resp.Body.Close()
+		if string(rest) != "second\n" || err != nil {
+			t.Errorf("rest %q, %v", rest, err)
+		}
+	})
+}
+
+// Hijack hands over the *socket.Conn, on the loop, with the bytes the
+// client sent beyond the request in the read buffer; the server lets go
+// of it.
+func TestHijack(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			nc, brw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer nc.Close()
+			if _, ok := nc.(*socket.Conn); !ok {
+				t.Errorf("hijacked a %T, want *socket.Conn", nc)
+			}
+			brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+			brw.Flush()
+			line, _ := brw.ReadString('\n') // already buffered, then from the conn
+			nc.Write([]byte("echo: " + line))
+			line, _ = brw.ReadString('\n')
+			nc.Write([]byte("echo: " + line))
+			if _, err := w.Write([]byte("x")); err != http.ErrHijacked {
+				t.Errorf("Write after Hijack: %v", err)
+			}
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\none\n")
+		resp, err := http.ReadResponse(rc.r, nil)
+		if err != nil || resp.StatusCode != 101 {
+			t.Fatalf("%v %v", resp, err)
+		}
+		if line, _ := rc.r.ReadString('\n'); line != "echo: one\n" {
+			t.Errorf("got %q", line)
+		}
+		rc.send(t, "two\n")
+		if line, _ := rc.r.ReadString('\n'); line != "echo: two\n" {
+			t.Errorf("got %q", line)
+		}
+		if ok, why := rc.closed(5 * time.Second); !ok {
+			t.Error(why)
+		}
+		ts.waitOpen(t, 0)
+		ts.mu.Lock()
+		for _, st := range ts.states {
+			if st[len(st)-1] != http.StateHijacked {
+				t.Errorf("states %v", st)
+			}
+		}
+		ts.mu.Unlock()
+	})
+}
+
+// http.ResponseController: Flush, the deadlines and full duplex reach
+// the connection.
+func TestResponseController(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rc := http.NewResponseController(w)
+			if err := rc.EnableFullDuplex(); err != nil {
+				t.Error(err)
+			}
+			// Full duplex: the body is read after the header went.
+			w.WriteHeader(200)
+			if err := rc.Flush(); err != nil {
+				t.Error(err)
+			}
+			br := bufio.NewReader(r.Body)
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					break
+				}
+				io.WriteString(w, "echo: "+line)
+				rc.Flush()
+			}
+			if err := rc.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+				t.Error(err)
+			}
+			if err := rc.SetWriteDeadline(time.Now().Add(time.Minute)); err != nil {
+				t.Error(err)
+			}
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\none\n\r\n")
+		resp, err := http.ReadResponse(rc.r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		if line, _ := br.ReadString('\n'); line != "echo: one\n" {
+			t.Fatalf("got %q before the request's end", line)
+		}
+		rc.send(t, "4\r\ntwo\n\r\n0\r\n\r\n")
+		if line, _ := br.ReadString('\n'); line != "echo: two\n" {
+			t.Fatalf("got %q", line)
+		}
+		io.Copy(io.Discard, br)
+		// The handler's deadlines were its request's: the next request
+		// on the connection is served.
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if got := rc.response(t, "GET"); got.StatusCode != 200 {
+			t.Errorf("next request: %d", got.StatusCode)
+		}
+	})
+}

@@ -1,0 +1,410 @@
+package httpserver
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/socket"
+)
+
+// conn is one connection, served by one fiber of its loop from accept to
+// close. Everything in it belongs to that fiber and to the loop (the
+// client-gone watch, Shutdown's and Close's steps), never to another
+// goroutine, except what a handler hands to one.
+type conn struct {
+	srv *Server
+	ls  *loopState
+	rwc *socket.Conn
+	fd  int // for the client-gone watch; -1 until it is needed
+
+	remoteAddr string
+	cr         connReader
+	cw         connWriter
+	br         *bufio.Reader // nil while idle
+	bw         *bufio.Writer // nil between responses
+	res        response
+	cur        *reqState // the request whose handler runs
+
+	state      http.ConnState
+	prev, next *conn // the loop's list
+
+	rd, wd     time.Time // the deadlines last set, to skip setting them again
+	lastMethod string
+	hijacked   bool
+	werr       error // the first write error
+	closeWrite bool  // request body left on the wire: half-close, then wait a little
+
+	watch       core.CallbackID // client-gone watch (watch_unix.go)
+	watchWanted bool            // start it once the request body is read
+
+	// The request's header as it came, for the one check that
+	// http.ReadRequest leaves no trace of (Content-Length beside chunked).
+	capture   []byte
+	capturing bool
+	keys      []string // sorting the header keys of a response
+}
+
+func (c *conn) init() {
+	c.cr.c, c.cw.c, c.res.c = c, c, c
+	c.remoteAddr = c.rwc.RemoteAddr().String()
+	c.res.handlerHeader = make(http.Header)
+}
+
+// Bounds net/http uses too: what the server reads of a body the handler
+// left (beyond it the connection closes), and how long a connection
+// half-closed with unread input waits for its client to close before the
+// close could reset what the client has not read yet (RFC 9112 9.6).
+const (
+	maxPostHandlerReadBytes = 256 << 10
+	rstAvoidanceDelay       = 500 * time.Millisecond
+)
+
+func (c *conn) serve() {
+	defer c.end()
+	srv := c.srv
+	if d := srv.readHeaderTimeout(); d > 0 {
+		if t := time.Now().Add(d); c.rd.IsZero() || t.Before(c.rd) {
+			c.setReadDeadline(t)
+		}
+	}
+	for first := true; ; first = false {
+		if !first {
+			if d := srv.idleTimeout(); d > 0 {
+				c.setReadDeadline(time.Now().Add(d))
+			} else {
+				c.setReadDeadline(time.Time{})
+			}
+		}
+		if c.br == nil || c.br.Buffered() == 0 {
+			if !c.awaitRequest() {
+				return
+			}
+		}
+		if !first {
+			// ReadHeaderTimeout counts from the first byte of a request
+			// that followed another, from the accept for the first one.
+			if d := srv.readHeaderTimeout(); d > 0 {
+				c.setReadDeadline(time.Now().Add(d))
+			} else {
+				c.setReadDeadline(time.Time{})
+			}
+		}
+		c.setState(http.StateActive)
+		if !c.serveRequest() {
+			return
+		}
+		c.setState(http.StateIdle)
+		if !srv.keepAlives() {
+			return
+		}
+	}
+}
+
+// awaitRequest waits for the first bytes of the next request into the
+// loop's scratch buffer, holding no read buffer meanwhile, then takes one
+// and hands it those bytes before anything can suspend the fiber (the
+// scratch buffer is the next reader's). False: the client closed, the
+// idle time ran out, or the server closed the conn; nothing is answered.
+func (c *conn) awaitRequest() bool {
+	if c.br != nil {
+		c.ls.putReader(c.br)
+		c.br = nil
+	}
+	n, _ := c.rwc.Read(c.ls.scratch[:])
+	if n == 0 {
+		return false
+	}
+	c.br = c.ls.getReader(&c.cr)
+	c.cr.pending = c.ls.scratch[:n]
+	c.cr.remain = math.MaxInt64
+	c.br.Peek(1)
+	if len(c.cr.pending) > 0 {
+		// A read buffer holds at least the scratch buffer: unreachable,
+		// but the bytes must not stay in a buffer that is not ours.
+		c.cr.pending = bytes.Clone(c.cr.pending)
+	}
+	return true
+}
+
+// serveRequest reads a request, runs the handler and finishes the
+// response; false: the connection is done (closed, or hijacked).
+func (c *conn) serveRequest() bool {
+	req, err := c.readRequest()
+	if err != nil {
+		c.replyError(err)
+		return false
+	}
+	rs := &reqState{}
+	rs.ctx.c = c
+	req = req.WithContext(&rs.ctx)
+	c.cur = rs
+	w := &c.res
+	w.reset(req)
+	if req.Body != http.NoBody && req.Body != nil {
+		rs.body = body{c: c, src: req.Body}
+		req.Body = &rs.body
+		w.body = &rs.body
+	}
+
+	if expectsContinue(req) {
+		if req.ProtoAtLeast(1, 1) && req.ContentLength != 0 && w.body != nil {
+			w.canWriteContinue, w.ecr = true, true
+		}
+	} else if len(req.Header["Expect"]) > 0 && req.Header.Get("Expect") != "" {
+		w.Header().Set("Connection", "close")
+		w.WriteHeader(http.StatusExpectationFailed)
+		w.finish()
+		c.endRequest(rs)
+		return false
+	}
+	if req.Method == "PRI" && req.ProtoMajor == 2 {
+		w.closeAfterReply = true
+	}
+
+	h := c.srv.handler()
+	if req.RequestURI == "*" && req.Method == "OPTIONS" && !c.srv.DisableGeneralOptionsHandler {
+		h = globalOptionsHandler{}
+	}
+	if c.runHandler(h, w, req) {
+		c.endRequest(rs)
+		return false
+	}
+	rs.ctx.cancel()
+	if c.hijacked {
+		c.endRequest(rs)
+		return false
+	}
+	w.finish()
+	keep := w.shouldReuseConnection()
+	c.endRequest(rs)
+	if c.wd != (time.Time{}) {
+		c.setWriteDeadline(time.Time{})
+	}
+	return keep
+}
+
+// endRequest lets go of what the request held.
+func (c *conn) endRequest(rs *reqState) {
+	rs.ctx.cancel()
+	c.stopWatch()
+	c.watchWanted = false
+	rs.body.closed = true
+	c.cur = nil
+	c.res.req, c.res.body = nil, nil
+	c.res.releaseBuf()
+	if c.bw != nil && !c.hijacked && c.bw.Buffered() == 0 {
+		c.ls.putWriter(c.bw)
+		c.bw = nil
+	}
+}
+
+// runHandler calls the handler; true if it panicked (the connection is
+// then done).
+func (c *conn) runHandler(h http.Handler, w *response, req *http.Request) (panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = true
+			c.handlerPanicked(v)
+		}
+	}()
+	h.ServeHTTP(w, req)
+	return false
+}
+
+// handlerPanicked logs a handler's panic (not http.ErrAbortHandler, as
+// net/http) and answers 500 if nothing of the response has left yet;
+// otherwise the client sees the connection close mid-response.
+func (c *conn) handlerPanicked(v any) {
+	if v != http.ErrAbortHandler {
+		const size = 64 << 10
+		buf := make([]byte, size)
+		buf = buf[:runtime.Stack(buf, false)]
+		c.srv.logf("http: panic serving %v: %v\n%s", c.remoteAddr, v, buf)
+	}
+	if c.cur != nil {
+		c.cur.ctx.cancel()
+	}
+	if c.hijacked || v == http.ErrAbortHandler {
+		return
+	}
+	w := &c.res
+	if w.wroteHeader && c.cw.n != w.wireMark {
+		return
+	}
+	if c.bw != nil {
+		c.bw.Reset(&c.cw)
+	}
+	proto := "HTTP/1.0 "
+	if w.is11 {
+		proto = "HTTP/1.1 "
+	}
+	const text = "500 Internal Server Error"
+	msg := proto + text + "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\nContent-Length: " +
+		fmt.Sprint(len(text)) + "\r\n\r\n"
+	if !w.isHEAD {
+		msg += text
+	}
+	c.rwc.Write([]byte(msg))
+}
+
+// end closes the connection (unless a handler hijacked it) and returns
+// its buffers; it runs however the fiber ends, Loop.Close's unwinding
+// included.
+func (c *conn) end() {
+	c.stopWatch()
+	if c.cur != nil {
+		c.cur.ctx.cancel()
+		c.cur = nil
+	}
+	if !c.hijacked {
+		if c.bw != nil {
+			c.bw.Flush()
+			c.ls.putWriter(c.bw)
+			c.bw = nil
+		}
+		if c.closeWrite {
+			c.lingerClose()
+		}
+		c.rwc.Close()
+		if c.br != nil {
+			c.ls.putReader(c.br)
+			c.br = nil
+		}
+		c.res.releaseBuf()
+		c.ls.remove(c)
+		c.setState(http.StateClosed)
+		return
+	}
+	c.ls.remove(c)
+}
+
+// lingerClose half-closes the connection and reads what the client still
+// sends, until it closes or rstAvoidanceDelay passes, so that closing
+// with unread input (which sends a reset) cannot discard the response
+// before the client has read it.
+func (c *conn) lingerClose() {
+	if c.rwc.CloseWrite() != nil {
+		return
+	}
+	c.setReadDeadline(time.Now().Add(rstAvoidanceDelay))
+	for {
+		if _, err := c.rwc.Read(c.ls.scratch[:]); err != nil {
+			return
+		}
+	}
+}
+
+// shutdownGrace gives a connection that has sent nothing newConnGrace
+// before Shutdown's read deadline closes it.
+func (c *conn) shutdownGrace() {
+	if t := time.Now().Add(newConnGrace); c.rd.IsZero() || t.Before(c.rd) {
+		c.setReadDeadline(t)
+	}
+}
+
+func (c *conn) setState(st http.ConnState) {
+	c.state = st
+	if h := c.srv.ConnState; h != nil {
+		h(c.rwc, st)
+	}
+}
+
+// setReadDeadline skips the call when nothing changes (no timeouts: no
+// call at all on the hot path).
+func (c *conn) setReadDeadline(t time.Time) {
+	if t.IsZero() && c.rd.IsZero() {
+		return
+	}
+	c.rd = t
+	c.rwc.SetReadDeadline(t)
+}
+
+func (c *conn) setWriteDeadline(t time.Time) {
+	if t.IsZero() && c.wd.IsZero() {
+		return
+	}
+	c.wd = t
+	c.rwc.SetWriteDeadline(t)
+}
+
+// connReader is what the read buffer reads from: the bytes awaitRequest
+// got first, then the socket, within the header's limit while a header is
+// read (net/http's connReader).
+type connReader struct {
+	c       *conn
+	pending []byte
+	remain  int64
+}
+
+func (cr *connReader) Read(p []byte) (int, error) {
+	if cr.remain <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > cr.remain {
+		p = p[:cr.remain]
+	}
+	var n int
+	var err error
+	if len(cr.pending) > 0 {
+		n = copy(p, cr.pending)
+		cr.pending = cr.pending[n:]
+	} else {
+		n, err = cr.c.rwc.Read(p)
+	}
+	cr.remain -= int64(n)
+	if c := cr.c; c.capturing && n > 0 {
+		c.capture = append(c.capture, p[:n]...)
+	}
+	return n, err
+}
+
+func (cr *connReader) hitLimit() bool { return cr.remain <= 0 }
+
+// connWriter is what the write buffer writes to: it counts the bytes
+// that left (a panic can still be answered with 500 while none of the
+// response has), and a write error cancels the request's context, since
+// the client is gone.
+type connWriter struct {
+	c *conn
+	n int64
+}
+
+func (cw *connWriter) Write(p []byte) (int, error) {
+	c := cw.c
+	n, err := c.rwc.Write(p)
+	cw.n += int64(n)
+	if err != nil && c.werr == nil {
+		c.werr = err
+		if c.cur != nil {
+			c.cur.ctx.cancel()
+		}
+	}
+	return n, err
+}
+
+// writer is the write buffer, taken from the loop's free list when the
+// response first needs it.
+func (c *conn) writer() *bufio.Writer {
+	if c.bw == nil {
+		c.bw = c.ls.getWriter(&c.cw)
+	}
+	return c.bw
+}
+
+// globalOptionsHandler answers "OPTIONS *" as net/http's does.
+type globalOptionsHandler struct{}
+
+func (globalOptionsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Length", "0")
+	if r.ContentLength != 0 {
+		mb := http.MaxBytesReader(w, r.Body, 4<<10)
+		io.Copy(io.Discard, mb)
+	}
+}

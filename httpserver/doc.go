@@ -1,0 +1,82 @@
+// Package httpserver serves HTTP/1.1 from a loop of package core: any
+// http.Handler, unchanged, with a fiber per connection on the
+// listeners and conns of package socket (Revolt's amphp/http-server, in
+// Go's own interface).
+//
+//	l, _ := eventloop.New()
+//	ln, _ := socket.Listen(l, "tcp", "127.0.0.1:8080")
+//	srv := &httpserver.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+//	go srv.Serve(l, ln) // or from a fiber of l
+//	l.Run()
+//
+// Requests are read with net/http's own parser and checked as net/http's
+// server checks them, and the ResponseWriter frames responses as
+// net/http's does (Content-Length when the handler's body is known by its
+// end or declared, chunked otherwise; HEAD; 1xx with WriteHeader; Expect:
+// 100-continue sent on the body's first Read; keep-alive, pipelined
+// requests answered in order; Connection: close). It implements
+// http.Flusher, http.Hijacker (the conn is the *socket.Conn, still on the
+// loop) and what http.ResponseController asks for (Flush, the read and
+// write deadlines, EnableFullDuplex). The Server's fields mean what
+// net/http.Server's of the same name mean.
+//
+// # Handlers run on the loop
+//
+// A handler runs in its connection's fiber, on the loop's goroutine. It
+// may do what suspends a fiber: read the body or write the response (the
+// fiber suspends while the socket is not ready), sleep on a timer of the
+// loop, wait on a Suspension, or call a blocking Go function through
+// core.Await (LoopFromContext gives the loop from the request's context),
+// and the loop serves the other connections meanwhile. It must not block
+// the goroutine (a channel receive, a sync.Mutex held across I/O,
+// time.Sleep, a database/sql call, net/http's client on this loop's
+// conns): that stops every connection of the loop. Package socket's doc
+// lists what blocks the loop.
+//
+// The request's context is cancelled when the handler returns, when a
+// write to the client fails, when the client closes or resets the
+// connection (watched from the first call of the context's Done once
+// the body is read, as net/http's background read), and by Close; not by
+// Shutdown. It is safe from any goroutine, and contexts derived from it
+// attach to it without a goroutine.
+//
+// # Which server
+//
+// Two ways to serve HTTP on a loop:
+//
+//   - Server (this package): a fiber per connection, one goroutine for the
+//     whole loop. Cheapest per connection (an idle keep-alive conn holds
+//     its fiber and no buffer) and per request; handlers must not block
+//     the goroutine (above). For handlers written for the loop, or plain
+//     ones that compute and answer.
+//   - net/http's Server on a socket.Listener (http.Serve(ln, h)): a
+//     goroutine per connection, whose I/O waits on the loop. Any handler
+//     works, blocking ones included, and so does everything net/http
+//     offers (HTTP/2 over TLS, its own Shutdown); each call crosses from a
+//     goroutine to the loop, which costs more than both servers alone.
+//     For handlers that block, next to code that lives on the loop.
+//
+// Where nothing else shares the loop, net/http on its own listener is the
+// simpler choice.
+//
+// # Where it differs from net/http
+//
+//   - A request with both Content-Length and Transfer-Encoding: chunked
+//     gets 400 and the connection closes (net/http serves it chunked);
+//     RFC 9112 section 6.1 says such a message "ought to be handled as an
+//     error", being the shape of request smuggling.
+//   - A handler that panics before its response left gets 500 with
+//     Connection: close (net/http closes without an answer); after, the
+//     connection is cut, as with net/http. The panic is logged with its
+//     stack (http.ErrAbortHandler is not), and the server serves on.
+//   - A 413 answered to a body the handler did not read to its end closes
+//     the connection, which is what net/http does when
+//     http.MaxBytesReader stops a body (it learns of it through an
+//     unexported method).
+//   - HTTP/1 only, without TLS: no HTTP/2, no TLSConfig, no
+//     ServeTLS. BaseContext and ConnContext are not offered (the request's
+//     context carries the loop, the local address and its cancellation).
+//
+// The package builds everywhere; it serves where package socket makes
+// listeners (unix systems).
+package httpserver

@@ -1,0 +1,285 @@
+//go:build unix
+
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// Handler panics, clients that vanish, Shutdown and Close.
+
+// A handler that panics before its response gets a 500 and a closed
+// connection; after its header went, only the closed connection. Either
+// way the panic is logged with its stack, the server serves on, and
+// http.ErrAbortHandler aborts without a log.
+func TestHandlerPanic(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/early":
+				w.Header().Set("X-Lost", "1")
+				io.WriteString(w, "lost")
+				panicDeep("early")
+			case "/late":
+				w.Write([]byte(strings.Repeat("x", 10000)))
+				w.(http.Flusher).Flush()
+				panic("late")
+			case "/abort":
+				panic(http.ErrAbortHandler)
+			}
+			hello(w, r)
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET /early HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp := rc.response(t, "GET")
+		if resp.StatusCode != 500 || resp.Header.Get("X-Lost") != "" || !resp.Close {
+			t.Errorf("/early: %d, X-Lost %q, close %v", resp.StatusCode, resp.Header.Get("X-Lost"), resp.Close)
+		}
+		if ok, why := rc.closed(5 * time.Second); !ok {
+			t.Errorf("/early: %s", why)
+		}
+		if log := ts.log.String(); !strings.Contains(log, "http: panic serving") || !strings.Contains(log, "early") ||
+			!strings.Contains(log, "httpserver.panicDeep") {
+			t.Errorf("log without the panic and its stack: %q", log)
+		}
+
+		rc = dialRaw(t, ts.addr)
+		rc.send(t, "GET /late HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(rc.r, nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("/late: %v %v", resp, err)
+		}
+		if _, err := io.ReadAll(resp.Body); err == nil {
+			t.Error("/late: the body ended cleanly; want the connection cut")
+		}
+		if !strings.Contains(ts.log.String(), "late") {
+			t.Error("/late not logged")
+		}
+
+		before := ts.log.String()
+		rc = dialRaw(t, ts.addr)
+		rc.send(t, "GET /abort HTTP/1.1\r\nHost: x\r\n\r\n")
+		if ok, why := rc.closed(5 * time.Second); !ok {
+			t.Errorf("/abort: %s", why)
+		}
+		if after := ts.log.String(); after != before {
+			t.Errorf("ErrAbortHandler logged: %q", after[len(before):])
+		}
+
+		resp, err = client(t).Get(ts.url + "/")
+		if err != nil || bodyString(t, resp) != "Hello, World!" {
+			t.Errorf("after the panics: %v", err)
+		}
+		ts.waitOpen(t, 1)
+	})
+}
+
+//go:noinline
+func panicDeep(v string) { panic(v) }
+
+// A client that vanishes in the middle of a long response: the handler's
+// next Write fails, its context is cancelled, its fiber ends and the
+// connection is let go.
+func TestClientVanishesMidResponse(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ended := make(chan error, 1)
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == "HEAD" {
+				return
+			}
+			chunk := []byte(strings.Repeat("y", 32<<10))
+			for range 4096 { // 128 MiB: far more than the socket buffers hold
+				if _, err := w.Write(chunk); err != nil {
+					if r.Context().Err() == nil {
+						err = errors.New("context not cancelled after a failed write")
+					}
+					ended <- err
+					return
+				}
+			}
+			ended <- errors.New("wrote everything")
+		})})
+		// The fibers live once the server has served (its accept loop
+		// runs) and nothing is open.
+		if o := exchange(t, ts.addr, "HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 0); o.status != 200 {
+			t.Fatalf("%+v", o)
+		}
+		ts.waitOpen(t, 0)
+		live := make(chan int, 1)
+		l.Post(func() { live <- l.Stats().FibersLive })
+		fibers := <-live
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if _, err := io.ReadFull(rc.r, make([]byte, 100<<10)); err != nil {
+			t.Fatal(err)
+		}
+		rc.Close()
+		select {
+		case err := <-ended:
+			if err == nil || err.Error() == "wrote everything" || strings.Contains(err.Error(), "context") {
+				t.Errorf("handler: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the handler is still writing")
+		}
+		ts.waitOpen(t, 0)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			l.Post(func() { live <- l.Stats().FibersLive })
+			n := <-live
+			if n <= fibers {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d fibers live, %d before", n, fibers)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// Shutdown closes the listener and the idle connections at once, lets
+// the request in progress finish (its response closes its connection),
+// and returns when it is done; Serve returns http.ErrServerClosed.
+func TestShutdown(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var s *core.Suspension
+		inHandler := make(chan struct{})
+		var hooked atomic.Bool
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow" {
+				s = l.Suspension()
+				close(inHandler)
+				s.Suspend()
+				if r.Context().Err() != nil {
+					t.Error("Shutdown cancelled the request's context")
+				}
+			}
+			hello(w, r)
+		})})
+		ts.srv.RegisterOnShutdown(func() { hooked.Store(true) })
+		idle := dialRaw(t, ts.addr)
+		idle.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		idle.response(t, "GET")
+		busy := dialRaw(t, ts.addr)
+		busy.send(t, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-inHandler
+
+		shut := make(chan error, 1)
+		go func() { shut <- ts.srv.Shutdown(context.Background()) }()
+		if ok, why := idle.closed(5 * time.Second); !ok {
+			t.Errorf("idle connection: %s", why)
+		}
+		select {
+		case err := <-shut:
+			t.Fatalf("Shutdown returned %v with a request in progress", err)
+		case err := <-ts.served:
+			ts.served <- err
+		case <-time.After(100 * time.Millisecond):
+			t.Fatal("Serve did not return")
+		}
+		if _, err := dialTCP(ts.addr); err == nil {
+			t.Error("the listener still accepts")
+		}
+		l.Post(func() { s.Resume(nil) })
+		resp := busy.response(t, "GET")
+		if bodyString(t, resp) != "Hello, World!" || !resp.Close {
+			t.Errorf("in-flight response: close %v", resp.Close)
+		}
+		if err := <-shut; err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if ok, why := busy.closed(5 * time.Second); !ok {
+			t.Errorf("busy connection after its response: %s", why)
+		}
+		if !hooked.Load() {
+			t.Error("the RegisterOnShutdown hook did not run")
+		}
+		ts.waitOpen(t, 0)
+	})
+}
+
+// Shutdown gives up when its context ends first; Close then ends the
+// request, cancelling its context.
+func TestShutdownContextThenClose(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		inHandler := make(chan struct{})
+		handlerErr := make(chan error, 1)
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(inHandler)
+			_, err := l.Suspension().SuspendContext(r.Context())
+			handlerErr <- err
+		})})
+		busy := dialRaw(t, ts.addr)
+		busy.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-inHandler
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if err := ts.srv.Shutdown(ctx); err != context.DeadlineExceeded {
+			t.Errorf("Shutdown: %v, want context.DeadlineExceeded", err)
+		}
+		if err := ts.srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if err := <-handlerErr; err != context.Canceled {
+			t.Errorf("the handler's wait ended with %v", err)
+		}
+		if ok, why := busy.closed(5 * time.Second); !ok {
+			t.Error(why)
+		}
+		ts.waitOpen(t, 0)
+	})
+}
+
+// Shutdown called from a handler, a fiber of the server's loop: the
+// handler's fiber waits (suspended, the loop serves on) for the server
+// to drain, which its own request keeps from happening, so its context
+// ends the wait.
+func TestShutdownFromHandler(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		got := make(chan error, 1)
+		shutting := make(chan struct{})
+		var ts *testServer
+		ts = serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/shutdown" {
+				hello(w, r)
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			got <- ts.srv.Shutdown(ctx)
+		})})
+		ts.srv.RegisterOnShutdown(func() { close(shutting) })
+		other := dialRaw(t, ts.addr)
+		c := dialRaw(t, ts.addr)
+		// Both accepted: a connection new when Shutdown begins has 5 s to
+		// send its request.
+		ts.waitOpen(t, 2)
+		c.send(t, "GET /shutdown HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-shutting
+		// While the handler waits in Shutdown, the loop answers others.
+		other.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp := other.response(t, "GET"); !resp.Close {
+			t.Error("a response during Shutdown keeps its connection")
+		}
+		if err := <-got; err != context.DeadlineExceeded {
+			t.Errorf("Shutdown from a handler: %v", err)
+		}
+		c.response(t, "GET")
+		ts.waitOpen(t, 0)
+	})
+}

@@ -1,0 +1,101 @@
+//go:build unix
+
+package httpserver
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// The Server's timeouts, each against net/http's server with the same
+// setting: what the client sees must be the same.
+
+// IdleTimeout closes a keep-alive connection that sends nothing more.
+func TestIdleTimeout(t *testing.T) {
+	watchdog(t, time.Minute)
+	const idle = 200 * time.Millisecond
+	std := stdServe(t, hello, func(s *http.Server) { s.IdleTimeout = idle })
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello, IdleTimeout: idle})
+		for _, addr := range []string{std, ts.addr} {
+			rc := dialRaw(t, addr)
+			rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			rc.response(t, "GET")
+			start := time.Now()
+			if ok, why := rc.closed(5 * time.Second); !ok {
+				t.Errorf("%s: %s", addr, why)
+			}
+			if d := time.Since(start); d < idle {
+				t.Errorf("%s: closed after %v, before IdleTimeout", addr, d)
+			}
+		}
+		ts.waitOpen(t, 0)
+	})
+}
+
+// ReadTimeout bounds the whole request: a body that stops coming fails
+// the handler's read, and the connection closes.
+func TestReadTimeout(t *testing.T) {
+	watchdog(t, time.Minute)
+	const rt = 300 * time.Millisecond
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			http.Error(w, "read: timeout", http.StatusRequestTimeout)
+			return
+		}
+		io.WriteString(w, "whole")
+	})
+	std := stdServe(t, h, func(s *http.Server) { s.ReadTimeout = rt })
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: h, ReadTimeout: rt})
+		var outcomes []string
+		for _, addr := range []string{std, ts.addr} {
+			rc := dialRaw(t, addr)
+			rc.send(t, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+			resp := rc.response(t, "POST")
+			closed, _ := rc.closed(5 * time.Second)
+			outcomes = append(outcomes, resp.Status+" "+strings.TrimSpace(bodyString(t, resp))+" "+map[bool]string{true: "closed", false: "open"}[closed])
+		}
+		if outcomes[0] != outcomes[1] || !strings.HasPrefix(outcomes[0], "408") {
+			t.Errorf("net/http: %q, ours: %q", outcomes[0], outcomes[1])
+		}
+		ts.waitOpen(t, 0)
+	})
+}
+
+// WriteTimeout bounds writing the response: a client that does not read
+// a large response makes the handler's writes fail.
+func TestWriteTimeout(t *testing.T) {
+	watchdog(t, time.Minute)
+	const wt = 300 * time.Millisecond
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		failed := make(chan error, 1)
+		ts := serve(t, l, &Server{WriteTimeout: wt, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			chunk := make([]byte, 64<<10)
+			for range 2048 {
+				if _, err := w.Write(chunk); err != nil {
+					failed <- err
+					return
+				}
+			}
+			failed <- nil
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		select {
+		case err := <-failed:
+			if err == nil {
+				t.Error("128 MiB written to a client that reads nothing")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the write did not time out")
+		}
+		rc.Close()
+		ts.waitOpen(t, 0)
+	})
+}
