@@ -125,6 +125,16 @@ if have_libkqueue; then
 else
 	cell "socket driver=kqueue: libkqueue missing" false
 fi
+# Package httpserver likewise: every case on every driver, curl and wrk
+# as clients among them (TestCurl, TestWrk: ci/install-http-tools.sh
+# installs them), kqueue alone in a second cell.
+cell "httpserver -race (every driver)" passes 'TestWrk/epoll' go test -race -count=1 -v ./httpserver/
+if have_libkqueue; then
+	cell "httpserver -race driver=kqueue (libkqueue)" passes 'TestWrk/kqueue' \
+		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./httpserver/
+else
+	cell "httpserver driver=kqueue: libkqueue missing" false
+fi
 # A short fuzz of the loop against its reference model (a count, not a
 # time: a time limit can end in a spurious "context deadline exceeded" from
 # the fuzzing coordinator of go1.26).
