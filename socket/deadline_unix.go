@@ -31,11 +31,18 @@ func monoDeadline(t time.Time) int64 {
 	return now + d
 }
 
-// expired reports whether the direction's deadline has passed.
+// expired reports whether the direction's deadline has passed. It is
+// small enough to be inlined: most calls have no deadline and read no
+// clock.
 func (d *dir) expired() bool {
 	dl := d.deadline.Load()
-	return dl != 0 && nowMono() >= dl
+	return dl != 0 && passed(dl)
 }
+
+// passed reports whether the monotonic instant t has come.
+//
+//go:noinline
+func passed(t int64) bool { return nowMono() >= t }
 
 // setDeadline stores the deadlines and, if someone waits in a direction it
 // changed, has the loop look again (syncDirs): an expired deadline wakes

@@ -47,15 +47,14 @@ func (fd *netFD) read(p []byte) (int, error) {
 			fd.unlock(d)
 			return 0, os.ErrDeadlineExceeded
 		}
-		var n int
-		var err error
-		if skip {
-			skip, err = false, unix.EAGAIN
-		} else {
-			n, err = unix.Read(fd.sysfd, p)
+		n, errno := 0, unix.EAGAIN
+		if !skip {
+			n, errno = sysRead(fd.sysfd, p)
 		}
-		switch err {
-		case nil:
+		skip = false
+		var err error
+		switch errno {
+		case 0:
 			d.drained = n < len(p) && !fd.dgram()
 			fd.unlock(d)
 			if n == 0 && !fd.dgram() {
@@ -69,11 +68,30 @@ func (fd *netFD) read(p []byte) (int, error) {
 				continue
 			}
 		default:
-			err = os.NewSyscallError("read", err)
+			err = os.NewSyscallError("read", errno)
 		}
 		fd.unlock(d)
 		return 0, err
 	}
+}
+
+// sysRead is read(2) with its errno as a value, which compares without
+// the interface comparison an error would need.
+func sysRead(fd int, p []byte) (int, unix.Errno) {
+	n, err := unix.Read(fd, p)
+	if err != nil {
+		return n, err.(unix.Errno)
+	}
+	return n, 0
+}
+
+// sysWrite is write(2) likewise.
+func sysWrite(fd int, p []byte) (int, unix.Errno) {
+	n, err := unix.Write(fd, p)
+	if err != nil {
+		return n, err.(unix.Errno)
+	}
+	return n, 0
 }
 
 // write is Conn.Write: all of p for a stream, written in turns of at
@@ -93,8 +111,28 @@ func (fd *netFD) write(p []byte) (int, error) {
 		})
 		return max(n, 0), err
 	}
+	// The common case first: the whole of p in one call, without the
+	// closure of ioLoop. What is left goes on under the same turn of the
+	// lock, so that concurrent Writes still do not interleave.
+	d := &fd.wr
+	if err := fd.acquire(d); err != nil {
+		return 0, err
+	}
 	nn := 0
-	err := fd.ioLoop(&fd.wr, "write", func() error {
+	if len(p) <= maxRW && !d.expired() {
+		n, errno := sysWrite(fd.sysfd, p)
+		switch {
+		case errno == 0 && n == len(p):
+			fd.unlock(d)
+			return n, nil
+		case errno == 0 && n > 0:
+			nn = n
+		case errno != unix.EAGAIN && errno != unix.EINTR:
+			fd.unlock(d)
+			return 0, os.NewSyscallError("write", errno)
+		}
+	}
+	err := fd.ioLocked(d, "write", func() error {
 		chunk := p[nn:]
 		if len(chunk) > maxRW {
 			chunk = chunk[:maxRW]
@@ -129,6 +167,12 @@ func (fd *netFD) ioLoop(d *dir, name string, call func() error) error {
 	if err := fd.acquire(d); err != nil {
 		return err
 	}
+	return fd.ioLocked(d, name, call)
+}
+
+// ioLocked is ioLoop for a caller that holds the lock of d already; it
+// releases it.
+func (fd *netFD) ioLocked(d *dir, name string, call func() error) error {
 	defer fd.unlock(d)
 	for {
 		if d.expired() {
