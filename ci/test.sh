@@ -163,6 +163,7 @@ cell "test -race cmd" go test -race -count=1 -v ./cmd/...
 # A smoke run of the measurements, peers included: no speed is asserted.
 cell "smoke: eventloop bench --quick" go run ./cmd/eventloop bench --quick
 cell "smoke: eventloop bench --net --quick" go run ./cmd/eventloop bench --net --quick
+cell "smoke: eventloop bench --http --quick" go run ./cmd/eventloop bench --http --quick
 cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
 
 if [ "$mode" != quick ]; then

@@ -35,6 +35,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	peers := fs.Bool("peers", true, "also run the peers (module bench/, needs the go command and a clone)")
 	svg := fs.String("svg", "", "also draw resume depth and memory against N (first driver) into this SVG file")
 	netMode := fs.Bool("net", false, "measure TCP echo servers instead, ours and the peers, each in a process of its own (see netbench.go)")
+	httpMode := fs.Bool("http", false, "measure HTTP servers with wrk instead, ours and the peers, each in a process of its own (see httpbench.go)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,6 +60,12 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("driver %q is not offered by this build (offered: %v)", *driver, cfg.drivers)
 		}
 		cfg.drivers = []string{*driver}
+	}
+	if *httpMode {
+		if *netMode || *svg != "" {
+			return errors.New("--http measures HTTP servers alone: not with --net or --svg")
+		}
+		return httpBenchCmd(*driver, *quick, *peers, *format, stdout, stderr)
 	}
 	if *netMode {
 		if *svg != "" {

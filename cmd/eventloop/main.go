@@ -4,6 +4,7 @@
 //	eventloop drivers
 //	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
 //	eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
+//	eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
 //	eventloop echo [--driver NAME] ADDR
 //
 // drivers lists the drivers this build offers, best first, and says which
@@ -51,6 +52,19 @@
 // that driver alone. --quick is a smoke run of about ten seconds, plus
 // the peers' build, that asserts no speed.
 //
+// bench --http measures HTTP servers serving a 13-byte "Hello, World!"
+// with wrk (which must be installed): net/http and
+// github.com/valyala/fasthttp (module bench/, ./httppeers) and ours
+// (package httpserver on epoll, or --driver NAME, with one loop and
+// with one loop per core through SO_REUSEPORT), each in a process of
+// its own, in rotating order, at 16 and 128 connections. It prints a
+// table per connection count: the medians of requests per second, the
+// ratio to net/http in the same repetition, wrk's p50 and p99 latency,
+// and the server's CPU time, allocations and allocated bytes per
+// request (the server process reports its allocations at the window's
+// ends), with the machine's load average. --quick is a smoke run of a
+// few seconds at 16 connections that asserts no speed.
+//
 // echo serves TCP echo on ADDR (host:port) until SIGINT or SIGTERM, one
 // fiber per connection written in blocking style: each suspends on the loop
 // whenever its socket would block (unix systems only).
@@ -66,6 +80,7 @@ const usage = `usage:
   eventloop drivers
   eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
   eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
+  eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
   eventloop echo [--driver NAME] ADDR
 `
 
@@ -88,6 +103,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = echoCmd(args[1:], stdout)
 	case "netclient": // bench --net's load client, not for use by hand
 		err = netClientCmd(args[1:], stdout)
+	case "httpserve": // bench --http's server of ours, not for use by hand
+		err = httpServeCmd(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

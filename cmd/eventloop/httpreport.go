@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// The report of `bench --http` (JSON with --format json).
+
+// HTTPReport is one `bench --http` run.
+type HTTPReport struct {
+	Go, Platform string
+	CPUs         int
+	Quick        bool
+	Reps         int
+	WarmupMS     float64
+	WindowMS     float64
+	Threads      int    // wrk's -t
+	Wrk          string // wrk's version line
+	Baseline     string // the key of the server the ratios are to
+	// Load and LoadAfter are the machine's load averages (1, 5, 15 min)
+	// when the run began and ended: what else shared the CPUs.
+	Load, LoadAfter string
+	Servers         []NetServer
+	Tables          []HTTPTable
+	Failures        []NetFailure `json:",omitempty"`
+	Notes           []string     `json:",omitempty"`
+}
+
+// HTTPTable is one connection count.
+type HTTPTable struct {
+	Conns int
+	Rows  []HTTPRow
+}
+
+// HTTPRow is one server's medians over its repetitions.
+type HTTPRow struct {
+	Server, Label string
+	Rate          float64  // requests/s
+	Ratio         *float64 // to the baseline, the median of the repetitions' ratios
+	P50ms, P99ms  *float64
+	CPUus         *float64 // server CPU time per request
+	Allocs        *float64 // server heap allocations per request
+	AllocBytes    *float64
+	Samples       []HTTPSample
+}
+
+// HTTPSample is one repetition of one cell.
+type HTTPSample struct {
+	Rep          int
+	Requests     int64
+	Seconds      float64
+	Rate         float64
+	P50ms, P99ms float64
+	CPUus        *float64 `json:",omitempty"`
+	Allocs       *float64 `json:",omitempty"`
+	AllocBytes   *float64 `json:",omitempty"`
+	Error        string   `json:",omitempty"`
+}
+
+// summarizeHTTP fills each row's medians from its samples that did not
+// fail, and its ratio to the baseline row, repetition by repetition.
+func summarizeHTTP(t *HTTPTable, baseline string) {
+	var base []HTTPSample
+	for _, r := range t.Rows {
+		if r.Server == baseline {
+			base = r.Samples
+		}
+	}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		var rates, ratios, p50, p99, cpus, allocs, abytes []float64
+		for _, s := range r.Samples {
+			if s.Error != "" {
+				continue
+			}
+			rates, p50, p99 = append(rates, s.Rate), append(p50, s.P50ms), append(p99, s.P99ms)
+			if s.CPUus != nil {
+				cpus = append(cpus, *s.CPUus)
+			}
+			if s.Allocs != nil {
+				allocs, abytes = append(allocs, *s.Allocs), append(abytes, *s.AllocBytes)
+			}
+			for _, b := range base {
+				if b.Rep == s.Rep && b.Error == "" && b.Rate > 0 {
+					ratios = append(ratios, s.Rate/b.Rate)
+				}
+			}
+		}
+		r.Rate = 0
+		if m := medianOrNil(rates); m != nil {
+			r.Rate = *m
+		}
+		r.Ratio, r.P50ms, r.P99ms = medianOrNil(ratios), medianOrNil(p50), medianOrNil(p99)
+		r.CPUus, r.Allocs, r.AllocBytes = medianOrNil(cpus), medianOrNil(allocs), medianOrNil(abytes)
+	}
+}
+
+func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
+	fmt.Fprintf(w, "## HTTP: %q, wrk -t%d (%s)\n\n", "Hello, World!", rep.Threads, rep.Wrk)
+	fmt.Fprintf(w, "%s, %s, %d CPUs; each server a process of its own; %.0f ms warm-up, then a %.0f ms window; median of %d repetitions, servers in rotating order",
+		rep.Go, rep.Platform, rep.CPUs, rep.WarmupMS, rep.WindowMS, rep.Reps)
+	if rep.Load != "" {
+		fmt.Fprintf(w, "; load average %s at the start, %s at the end", rep.Load, rep.LoadAfter)
+	}
+	fmt.Fprintln(w, ".")
+	if rep.Quick {
+		fmt.Fprintln(w, "\n--quick: a smoke run; the figures are not to be quoted.")
+	}
+	for _, t := range rep.Tables {
+		fmt.Fprintf(w, "\n### %d connections\n\n", t.Conns)
+		fmt.Fprintln(w, "| server | requests/s | × net/http | p50 | p99 | server CPU/request | allocs/request | bytes/request |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		for _, r := range t.Rows {
+			fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", r.Label, r.Rate,
+				optf(r.Ratio, "%.2f×"), optf(r.P50ms, "%.2f ms"), optf(r.P99ms, "%.2f ms"),
+				optf(r.CPUus, "%.2f µs"), optf(r.Allocs, "%.1f"), optf(r.AllocBytes, "%.0f B"))
+		}
+	}
+	if len(rep.Failures) > 0 {
+		fmt.Fprintln(w, "\nFailed cells:")
+		for _, f := range rep.Failures {
+			fmt.Fprintf(w, "- %s, C=%d, rep %d: %s\n", f.Server, f.Conns, f.Rep+1, oneLine(f.Error))
+		}
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintln(w, "\n"+n)
+	}
+	fmt.Fprintln(w, "\nServers:")
+	for _, s := range rep.Servers {
+		fmt.Fprintf(w, "- %s: `%s`\n", s.Label, strings.Join(s.Command, " "))
+	}
+}
+
+func optf(v *float64, format string) string {
+	if v == nil {
+		return "–"
+	}
+	return fmt.Sprintf(format, *v)
+}
