@@ -34,6 +34,23 @@ func (f *dcFds) close(fd int) {
 	}
 }
 
+// closeAndReuse closes fd and makes its number name a new connected socket
+// (faultCloseAndReuse), and returns that socket's peer; both are the
+// case's to close.
+func (f *dcFds) closeAndReuse(fd int) (peer int) {
+	f.t.Helper()
+	if !f.open[fd] {
+		f.t.Fatalf("fd %d reused after the case closed it", fd)
+	}
+	delete(f.open, fd)
+	peer, err := faultCloseAndReuse(fd)
+	if err != nil {
+		f.t.Fatalf("close fd %d and reuse its number: %v", fd, err)
+	}
+	f.open[fd], f.open[peer] = true, true
+	return peer
+}
+
 func (f *dcFds) closeAll() {
 	for fd := range f.open {
 		rvClose(fd)

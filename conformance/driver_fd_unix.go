@@ -184,21 +184,3 @@ func dcCheckWakeupAfterClose(t *testing.T, d core.Driver) {
 		t.Errorf("Wakeup after Close wrote to an fd that reused the number of the closed driver's")
 	}
 }
-
-// dupTo makes newfd, which must be closed, refer to the file of fd.
-func (f *dcFds) dupTo(fd, newfd int) {
-	f.t.Helper()
-	if f.open[newfd] {
-		f.t.Fatalf("dup onto fd %d, which the case still has open", newfd)
-	}
-	syscall.ForkLock.RLock()
-	err := unix.Dup2(fd, newfd)
-	if err == nil {
-		unix.CloseOnExec(newfd)
-	}
-	syscall.ForkLock.RUnlock()
-	if err != nil {
-		f.t.Fatalf("dup2(%d, %d): %v", fd, newfd, err)
-	}
-	f.open[newfd] = true
-}

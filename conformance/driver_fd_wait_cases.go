@@ -81,15 +81,7 @@ func dcReusedNumber(t *testing.T, d core.Driver) {
 	dcWrite(t, b, "x")
 	dcRegister(t, d, a, 1, core.Read)
 	dcExpectNow(t, d, 1, core.Read, time.Second)
-	f.close(a)
-	c, e := f.pair()
-	switch a {
-	case c:
-	case e:
-		e = c
-	default:
-		f.dupTo(c, a)
-	}
+	e := f.closeAndReuse(a)
 	if err := d.Deregister(a); err != nil {
 		t.Fatalf("Deregister of reused fd %d: %v, want nil", a, err)
 	}

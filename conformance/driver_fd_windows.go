@@ -31,34 +31,6 @@ func (f *dcFds) pipe() (r, w int) {
 	return f.pair()
 }
 
-// dupTo makes newfd, which must be closed, a handle of the socket fd.
-// Nothing puts a handle at a chosen value; faultSocketAt's way (duplicates
-// until one lands there) does.
-func (f *dcFds) dupTo(fd, newfd int) {
-	f.t.Helper()
-	if f.open[newfd] {
-		f.t.Fatalf("dup onto handle %d, which the case still has open", newfd)
-	}
-	var misses []int
-	defer func() {
-		for _, m := range misses {
-			rvClose(m)
-		}
-	}()
-	for range 64 {
-		d, err := rvDupSocket(fd)
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		if d == newfd {
-			f.open[newfd] = true
-			return
-		}
-		misses = append(misses, d)
-	}
-	f.t.Fatalf("handle %d was not handed out again in 64 duplicates (got %v)", newfd, misses)
-}
-
 func dcWrite(t testing.TB, fd int, p string) {
 	t.Helper()
 	if err := rvWrite(fd, []byte(p)); err != nil {

@@ -73,6 +73,15 @@ func rvWrite(fd int, p []byte) error {
 	return err
 }
 
+// faultCloseAndReuse closes fd behind the loop's back and makes a new
+// connected socket whose number is fd (faultSocketAt), and returns its peer.
+func faultCloseAndReuse(fd int) (peer int, err error) {
+	if err := rvClose(fd); err != nil {
+		return -1, fmt.Errorf("close: %w", err)
+	}
+	return faultSocketAt(fd)
+}
+
 // faultSocketAt makes a new connected socket whose number is fd, which the
 // caller has just closed, and returns its peer. The kernel hands out the
 // lowest free number, so usually one end lands there by itself; otherwise
@@ -93,7 +102,7 @@ func faultSocketAt(fd int) (peer int, err error) {
 	_ = unix.Close(x)
 	if err == nil && n != fd {
 		_ = unix.Close(n)
-		err = fmt.Errorf("number %d was taken by another file before the new socket", fd)
+		err = fmt.Errorf("number %d: %w", fd, errNumberTaken)
 	}
 	if err != nil {
 		_ = unix.Close(y)

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
+	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/revoltgo/eventloop/internal/winsock"
 	"golang.org/x/sys/windows"
@@ -74,59 +77,63 @@ func rvIsOpen(fd int) bool {
 	return !errors.Is(err, windows.ERROR_INVALID_HANDLE)
 }
 
-// faultSocketAt makes a new connected socket whose handle is fd, which the
-// caller has just closed, and returns its peer. No call puts a handle at a
-// chosen number, but both Windows and Wine hand a freed handle value out
-// again soon (Wine the lowest free one, Windows the last freed one): a
-// pair's own handles may land there, else duplicates of one end
-// (WSADuplicateSocket, the supported way to a second handle of a socket)
-// are made until one does, and the others are closed.
-func faultSocketAt(fd int) (peer int, err error) {
-	x, y, err := rvRawSocketPair()
+// faultCloseAndReuse closes the socket fd behind the loop's back and makes
+// a new connected socket whose handle is fd, and returns its peer.
+//
+// No call puts a handle at a chosen value, but a freed value is handed out
+// again: Wine gives the lowest free one, Windows one of those freed last.
+// So the listener the new socket connects to is made before the close,
+// and after it the first handle made is the new socket's (winsock.Socket
+// makes no other); it connects at once. Neither an accepted socket nor a
+// duplicate would do on Wine: accept makes a handle to wait on first, and
+// WSADuplicateSocket a handle of the process, and each takes the freed
+// value until the socket has landed elsewhere. Nor may anything else make
+// a handle in between: Wine gives a thread an event, kept for the thread's
+// life, at its first blocking Winsock call, so the goroutine stays on a
+// thread that has made its calls (the listener's) before the close. A
+// socket that lands elsewhere is kept open while the next one is made, and
+// a thread the runtime starts in between can still take the value: the
+// error then says what holds it and matches errNumberTaken.
+func faultCloseAndReuse(fd int) (peer int, err error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ln, sa, err := winsock.Listen(1)
 	if err != nil {
 		return -1, err
 	}
-	switch fd {
-	case x:
-		return y, nil
-	case y:
-		return x, nil
-	}
+	defer rvClose(int(ln))
 	var misses []int
 	defer func() {
 		for _, m := range misses {
 			rvClose(m)
 		}
 	}()
-	for range 64 {
-		d, err := rvDupSocket(x)
+	if err := rvClose(fd); err != nil {
+		return -1, fmt.Errorf("close: %w", err)
+	}
+	const tries = 8
+	for range tries {
+		h, err := winsock.Socket()
 		if err != nil {
-			rvClose(x)
-			rvClose(y)
 			return -1, errors.Join(errors.New("making a socket at the closed fd's handle"), err)
 		}
-		if d == fd {
-			rvClose(x)
-			return y, nil
+		if int(h) != fd {
+			misses = append(misses, int(h))
+			continue
 		}
-		misses = append(misses, d)
+		if err := winsock.Connect(h, sa); err != nil {
+			rvClose(fd)
+			return -1, err
+		}
+		p, err := winsock.Accept(ln)
+		if err != nil {
+			rvClose(fd)
+			return -1, err
+		}
+		return int(p), nil
 	}
-	rvClose(x)
-	rvClose(y)
-	return -1, fmt.Errorf("handle %d was not handed out again in 64 tries (got %v)", fd, misses)
-}
-
-// rvDupSocket returns a new handle of the socket fd.
-func rvDupSocket(fd int) (int, error) {
-	var info windows.WSAProtocolInfo
-	if err := windows.WSADuplicateSocket(windows.Handle(fd), windows.GetCurrentProcessId(), &info); err != nil {
-		return -1, os.NewSyscallError("WSADuplicateSocket", err)
-	}
-	h, err := windows.WSASocket(-1, -1, -1, &info, 0, windows.WSA_FLAG_OVERLAPPED|windows.WSA_FLAG_NO_HANDLE_INHERIT)
-	if err != nil {
-		return -1, os.NewSyscallError("WSASocket", err)
-	}
-	return int(h), nil
+	return -1, fmt.Errorf("handle %d was not handed out again in %d sockets (got %v); it holds: %s: %w",
+		fd, tries, misses, rvHandleType(fd), errNumberTaken)
 }
 
 // rvRefusedConnect starts a non-blocking TCP connect that is refused: the
@@ -168,4 +175,20 @@ func rvRefusedConnect(t *testing.T) int {
 		t.Fatalf("connect: %v", err)
 	}
 	return int(fd)
+}
+
+var procNtQueryObject = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtQueryObject")
+
+// rvHandleType names the kind of object behind handle h ("File", "Event",
+// ...), for the error that says what took a handle value.
+func rvHandleType(h int) string {
+	var buf [512]uint64 // aligned for OBJECT_TYPE_INFORMATION
+	var n uint32
+	const objectTypeInformation = 2
+	r, _, _ := syscall.SyscallN(procNtQueryObject.Addr(), uintptr(h), objectTypeInformation,
+		uintptr(unsafe.Pointer(&buf[0])), unsafe.Sizeof(buf), uintptr(unsafe.Pointer(&n)))
+	if r != 0 {
+		return fmt.Sprintf("nothing that NtQueryObject knows (NTSTATUS %#x)", uint32(r))
+	}
+	return (*windows.NTUnicodeString)(unsafe.Pointer(&buf[0])).String()
 }

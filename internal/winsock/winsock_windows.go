@@ -169,52 +169,104 @@ func Close(h windows.Handle) error {
 // listener: it is bound to an ephemeral port on 127.0.0.1, listens with a
 // backlog of one, and is closed as soon as the pair is made.
 func Pair() (a, b windows.Handle, err error) {
-	if err := Startup(); err != nil {
-		return 0, 0, err
-	}
-	ln, err := newSocket()
+	ln, sa, err := Listen(1)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer windows.Closesocket(ln)
-	if err := windows.Bind(ln, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		return 0, 0, os.NewSyscallError("bind", err)
+	if a, err = Dial(sa); err != nil {
+		return 0, 0, err
 	}
-	if err := windows.Listen(ln, 1); err != nil {
-		return 0, 0, os.NewSyscallError("listen", err)
+	if b, err = Accept(ln); err != nil {
+		windows.Closesocket(a)
+		return 0, 0, err
+	}
+	return a, b, nil
+}
+
+// Listen returns a blocking TCP socket listening on an ephemeral port of
+// 127.0.0.1 with the given backlog, not inherited, and its address.
+func Listen(backlog int) (windows.Handle, windows.Sockaddr, error) {
+	if err := Startup(); err != nil {
+		return 0, nil, err
+	}
+	ln, err := newSocket()
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := windows.Bind(ln, &windows.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		windows.Closesocket(ln)
+		return 0, nil, os.NewSyscallError("bind", err)
+	}
+	if err := windows.Listen(ln, backlog); err != nil {
+		windows.Closesocket(ln)
+		return 0, nil, os.NewSyscallError("listen", err)
 	}
 	sa, err := windows.Getsockname(ln)
 	if err != nil {
-		return 0, 0, os.NewSyscallError("getsockname", err)
+		windows.Closesocket(ln)
+		return 0, nil, os.NewSyscallError("getsockname", err)
 	}
-	a, err = newSocket()
+	return ln, sa, nil
+}
+
+// Dial connects a new TCP socket to sa (Socket, then Connect).
+func Dial(sa windows.Sockaddr) (windows.Handle, error) {
+	h, err := Socket()
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	if err := windows.Connect(a, sa); err != nil {
-		windows.Closesocket(a)
-		return 0, 0, os.NewSyscallError("connect", err)
+	if err := Connect(h, sa); err != nil {
+		windows.Closesocket(h)
+		return 0, err
 	}
+	return h, nil
+}
+
+// Socket returns a new, unconnected TCP socket, not inherited. It makes one
+// handle, the socket's, and nothing else: Wine hands it the lowest free
+// handle value.
+func Socket() (windows.Handle, error) {
+	if err := Startup(); err != nil {
+		return 0, err
+	}
+	return newSocket()
+}
+
+// Connect connects the blocking socket h to sa, waiting for the
+// connection, and then makes it as Pair's are: non-blocking, Nagle off.
+func Connect(h windows.Handle, sa windows.Sockaddr) error {
+	if err := windows.Connect(h, sa); err != nil {
+		return os.NewSyscallError("connect", err)
+	}
+	return tune(h)
+}
+
+// Accept takes a connection from the listener ln, waiting for one if ln is
+// blocking, and returns it as Pair's are. It makes one handle, the new
+// socket's.
+func Accept(ln windows.Handle) (windows.Handle, error) {
 	r, _, e := syscall.SyscallN(procAccept.Addr(), uintptr(ln), 0, 0)
-	b = windows.Handle(r)
-	if b == windows.InvalidHandle {
-		windows.Closesocket(a)
-		return 0, 0, os.NewSyscallError("accept", errnoErr(e))
+	h := windows.Handle(r)
+	if h == windows.InvalidHandle {
+		return 0, os.NewSyscallError("accept", errnoErr(e))
 	}
-	for _, h := range []windows.Handle{a, b} {
-		if err = SetNonblock(h, true); err == nil {
-			err = windows.SetsockoptInt(h, windows.IPPROTO_TCP, windows.TCP_NODELAY, 1)
-			if err != nil {
-				err = os.NewSyscallError("setsockopt", err)
-			}
-		}
-		if err != nil {
-			windows.Closesocket(a)
-			windows.Closesocket(b)
-			return 0, 0, err
-		}
+	if err := tune(h); err != nil {
+		windows.Closesocket(h)
+		return 0, err
 	}
-	return a, b, nil
+	return h, nil
+}
+
+// tune makes h non-blocking, with Nagle's algorithm off.
+func tune(h windows.Handle) error {
+	if err := SetNonblock(h, true); err != nil {
+		return err
+	}
+	if err := windows.SetsockoptInt(h, windows.IPPROTO_TCP, windows.TCP_NODELAY, 1); err != nil {
+		return os.NewSyscallError("setsockopt", err)
+	}
+	return nil
 }
 
 func newSocket() (windows.Handle, error) {
