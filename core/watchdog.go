@@ -233,7 +233,9 @@ func (l *Loop) wdEnded(old uint64, now int64) {
 	w := l.wd
 	took := time.Duration(now - (int64(old>>2) - 1))
 	r := &w.recs[old>>1&1]
-	if took > l.m.slowest.Took {
+	// A coarse clock (Windows') times a quick run at 0: the first run is the
+	// slowest so far all the same.
+	if took > l.m.slowest.Took || l.m.slowest.Kind == "" {
 		l.m.slowest = SlowestCallback{ID: r.id, Type: r.typ, Kind: r.kindString(), Took: took}
 	}
 	if old&1 == 0 {
