@@ -47,9 +47,9 @@ type sample struct {
 func timed(fn func() error) (sample, error) {
 	runtime.GC()
 	a := mallocs()
-	t := time.Now()
+	sw := startStopwatch()
 	err := fn()
-	d := time.Since(t)
+	d := sw.elapsed()
 	return sample{d: d, allocs: mallocs() - a}, err
 }
 
