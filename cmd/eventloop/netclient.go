@@ -56,7 +56,13 @@ type netClientResult struct {
 	// clock ticks; CPUError says why it is missing.
 	CPUTicks int64  `json:"cpu_ticks"`
 	CPUError string `json:"cpu_error,omitempty"`
-	Error    string `json:"error,omitempty"`
+	// SysReads and SysWrites are the read-like and write-like system calls
+	// the server process made over the window (/proc/<pid>/io), with
+	// SysError saying why they are missing.
+	SysReads  int64  `json:"sys_reads"`
+	SysWrites int64  `json:"sys_writes"`
+	SysError  string `json:"sys_error,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 func netClientCmd(args []string, stdout io.Writer) error {
@@ -152,10 +158,12 @@ func netLoad(addr, mode string, conns int, warmup, window time.Duration, pid int
 
 	time.Sleep(warmup)
 	cpu0, cpuErr := procCPUTicks(pid)
+	r0, w0, sysErr := procIOCalls(pid)
 	n0, t0 := count(), time.Now()
 	time.Sleep(window)
 	n1, t1 := count(), time.Now()
 	cpu1, cpuErr1 := procCPUTicks(pid)
+	r1, w1, sysErr1 := procIOCalls(pid)
 
 	stop.Store(true)
 	for _, c := range cs {
@@ -168,6 +176,11 @@ func netLoad(addr, mode string, conns int, warmup, window time.Duration, pid int
 		res.CPUError = cpuErr.Error()
 	} else {
 		res.CPUTicks = cpu1 - cpu0
+	}
+	if sysErr = errors.Join(sysErr, sysErr1); sysErr != nil {
+		res.SysError = sysErr.Error()
+	} else {
+		res.SysReads, res.SysWrites = r1-r0, w1-w0
 	}
 	if firstErr != nil {
 		return res, firstErr

@@ -51,7 +51,9 @@ type NetRow struct {
 	// the baseline's in the same repetition.
 	Ratio *float64 `json:"ratio_to_baseline,omitempty"`
 	// CPUus is the server's CPU time per round trip, µs.
-	CPUus   *float64    `json:"server_cpu_us_per_round_trip,omitempty"`
+	CPUus *float64 `json:"server_cpu_us_per_round_trip,omitempty"`
+	// Calls is the server's read and write system calls per round trip.
+	Calls   *float64    `json:"server_calls_per_round_trip,omitempty"`
 	Samples []NetSample `json:"samples"`
 }
 
@@ -63,6 +65,7 @@ type NetSample struct {
 	Seconds    float64  `json:"seconds"`
 	Rate       float64  `json:"round_trips_per_s"`
 	CPUus      *float64 `json:"server_cpu_us_per_round_trip,omitempty"`
+	Calls      *float64 `json:"server_calls_per_round_trip,omitempty"`
 	Error      string   `json:"error,omitempty"`
 }
 
@@ -100,6 +103,10 @@ func newSample(rep int, res netClientResult, err error) NetSample {
 		us := float64(res.CPUTicks) * (1e6 / clockTicksPerSecond) / float64(res.RoundTrips)
 		s.CPUus = &us
 	}
+	if res.SysError == "" && res.RoundTrips > 0 {
+		c := float64(res.SysReads+res.SysWrites) / float64(res.RoundTrips)
+		s.Calls = &c
+	}
 	return s
 }
 
@@ -114,7 +121,7 @@ func summarize(t *NetTable, baseline string) {
 	}
 	for i := range t.Rows {
 		r := &t.Rows[i]
-		var rates, cpus, ratios []float64
+		var rates, cpus, calls, ratios []float64
 		for _, s := range r.Samples {
 			if s.Error != "" {
 				continue
@@ -123,13 +130,16 @@ func summarize(t *NetTable, baseline string) {
 			if s.CPUus != nil {
 				cpus = append(cpus, *s.CPUus)
 			}
+			if s.Calls != nil {
+				calls = append(calls, *s.Calls)
+			}
 			for _, b := range base {
 				if b.Rep == s.Rep && b.Error == "" && b.Rate > 0 {
 					ratios = append(ratios, s.Rate/b.Rate)
 				}
 			}
 		}
-		r.Rate, r.Ratio, r.CPUus = 0, medianOrNil(ratios), medianOrNil(cpus)
+		r.Rate, r.Ratio, r.CPUus, r.Calls = 0, medianOrNil(ratios), medianOrNil(cpus), medianOrNil(calls)
 		if m := medianOrNil(rates); m != nil {
 			r.Rate = *m
 		}
@@ -159,13 +169,13 @@ func writeNetMarkdown(w io.Writer, rep *NetReport) {
 	fmt.Fprintf(w, "# eventloop bench --net (%s mode)\n\n", mode)
 	fmt.Fprintf(w, "%s, %s, %d CPUs. TCP echo over 127.0.0.1. Each server is a process of its own on a free port, started in rotating order (repetition r starts the list at its r-th server) and stopped after its cells. Each cell is a load client process of its own with C connections, one goroutine each, sending %d-byte messages whose echo is checked byte for byte: ping-pong (one message in flight per connection) or pipelined (%d in flight per connection); %.0f ms of warm-up, then a window of %.0f ms.\n\n",
 		rep.Go, rep.Platform, rep.CPUs, rep.MsgBytes, rep.Depth, rep.WarmupMS, rep.WindowMS)
-	fmt.Fprintf(w, "Round trips/s: messages echoed per second in the window, the median over %d repetition(s). Ratio: to %s in the same repetition, the median of those. Server CPU: user + system time of the server process over the window (/proc/<pid>/stat, in %d ms ticks), µs per round trip, the median. The client shares the machine's CPUs with the server.\n\n",
+	fmt.Fprintf(w, "Round trips/s: messages echoed per second in the window, the median over %d repetition(s). Ratio: to %s in the same repetition, the median of those. Server CPU: user + system time of the server process over the window (/proc/<pid>/stat, in %d ms ticks), µs per round trip, the median. Calls: the server's read and write system calls per round trip (syscr + syscw of /proc/<pid>/io), the median; readiness waits (epoll_wait, poll) are not among them. The client shares the machine's CPUs with the server.\n\n",
 		rep.Reps, rep.Baseline, 1000/clockTicksPerSecond)
 	for _, t := range rep.Tables {
 		fmt.Fprintf(w, "## %s, C = %d\n\n", modeTitle(t.Mode), t.Conns)
-		fmt.Fprintf(w, "| server | round trips/s | ratio to %s | server CPU µs/round trip |\n|---|---:|---:|---:|\n", rep.Baseline)
+		fmt.Fprintf(w, "| server | round trips/s | ratio to %s | server CPU µs/round trip | calls/round trip |\n|---|---:|---:|---:|---:|\n", rep.Baseline)
 		for _, r := range t.Rows {
-			rate, ratio, cpu := "failed", "", ""
+			rate, ratio, cpu, calls := "failed", "", "", ""
 			if r.Rate > 0 {
 				rate = fmt.Sprintf("%.0f", r.Rate)
 			}
@@ -175,7 +185,10 @@ func writeNetMarkdown(w io.Writer, rep *NetReport) {
 			if r.CPUus != nil {
 				cpu = fmt.Sprintf("%.2f", *r.CPUus)
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Label, rate, ratio, cpu)
+			if r.Calls != nil {
+				calls = fmt.Sprintf("%.2f", *r.Calls)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Label, rate, ratio, cpu, calls)
 		}
 		fmt.Fprintln(w)
 	}

@@ -64,6 +64,32 @@ func TestParseProcStatCPU(t *testing.T) {
 	}
 }
 
+// TestParseProcIO: syscr and syscw of proc(5)'s /proc/<pid>/io, in any
+// order; a text without both is an error.
+func TestParseProcIO(t *testing.T) {
+	text := "rchar: 10\nwchar: 20\nsyscr: 1234\nsyscw: 567\nread_bytes: 0\n"
+	if r, w, err := parseProcIO(text); r != 1234 || w != 567 || err != nil {
+		t.Errorf("parseProcIO: %d, %d, %v; want 1234, 567", r, w, err)
+	}
+	for _, bad := range []string{"", "syscr: 1\n", "syscr: x\nsyscw: 2\n"} {
+		if _, _, err := parseProcIO(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if runtime.GOOS == "linux" {
+		r0, _, err := procIOCalls(os.Getpid())
+		if err != nil {
+			t.Fatalf("own /proc io: %v", err)
+		}
+		if _, err := os.ReadFile("/proc/self/stat"); err != nil {
+			t.Fatal(err)
+		}
+		if r1, _, _ := procIOCalls(os.Getpid()); r1 <= r0 {
+			t.Errorf("syscr %d then %d after reads: not counting", r0, r1)
+		}
+	}
+}
+
 // TestNetSummary: medians over the repetitions, the ratio taken within
 // each repetition (so a repetition in which the machine was slow for all
 // cancels out), failed samples left out, and ticks turned into µs.

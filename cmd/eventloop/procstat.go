@@ -53,3 +53,42 @@ func parseProcStatCPU(line string) (int64, error) {
 	}
 	return u + s, nil
 }
+
+// procIOCalls is the number of read-like and write-like system calls
+// process pid has made so far (syscr and syscw of /proc/<pid>/io, proc(5)),
+// summed over its threads. pid 0 asks for nothing.
+func procIOCalls(pid int) (reads, writes int64, err error) {
+	if pid == 0 {
+		return 0, 0, nil
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/io")
+	if err != nil {
+		return 0, 0, err
+	}
+	return parseProcIO(string(b))
+}
+
+// parseProcIO reads syscr and syscw from the text of /proc/<pid>/io.
+func parseProcIO(text string) (reads, writes int64, err error) {
+	found := 0
+	for line := range strings.Lines(text) {
+		key, val, ok := strings.Cut(line, ":")
+		if !ok || key != "syscr" && key != "syscw" {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc io: %s: %w", key, err)
+		}
+		if key == "syscr" {
+			reads = n
+		} else {
+			writes = n
+		}
+		found++
+	}
+	if found != 2 {
+		return 0, 0, errors.New("/proc io: no syscr and syscw")
+	}
+	return reads, writes, nil
+}
