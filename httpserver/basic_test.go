@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -532,6 +533,29 @@ func TestResponseController(t *testing.T) {
 		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		if got := rc.response(t, "GET"); got.StatusCode != 200 {
 			t.Errorf("next request: %d", got.StatusCode)
+		}
+	})
+}
+
+// A missing Content-Type is sniffed from the body, as net/http does, for
+// each body anew (the loop remembers the last one).
+func TestSniffedType(t *testing.T) {
+	watchdog(t, time.Minute)
+	bodies := []string{"<html><body>x</body></html>", "plain", "<html><body>x</body></html>", "\x89PNG\r\n\x1a\n....", "plain", "%PDF-1.4 x"}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, r.URL.Query().Get("b"))
+		})})
+		cl := client(t)
+		for _, b := range bodies {
+			resp, err := cl.Get(ts.url + "/?b=" + url.QueryEscape(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodyString(t, resp)
+			if got, want := resp.Header.Get("Content-Type"), http.DetectContentType([]byte(b)); got != want {
+				t.Errorf("%q: Content-Type %q, want %q", b, got, want)
+			}
 		}
 	})
 }

@@ -136,14 +136,13 @@ func (c *conn) awaitRequest() bool {
 // serveRequest reads a request, runs the handler and finishes the
 // response; false: the connection is done (closed, or hijacked).
 func (c *conn) serveRequest() bool {
-	req, err := c.readRequest()
+	rs := &reqState{}
+	rs.ctx.c = c
+	req, err := c.readRequest(rs)
 	if err != nil {
 		c.replyError(err)
 		return false
 	}
-	rs := &reqState{}
-	rs.ctx.c = c
-	req = req.WithContext(&rs.ctx)
 	c.cur = rs
 	w := &c.res
 	w.reset(req)

@@ -3,6 +3,7 @@ package httpserver
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -101,6 +102,10 @@ func (x *reqCtx) isCanceled() bool {
 type reqState struct {
 	ctx  reqCtx
 	body body
+	// For parseFast: the URL, and the values' slices of a header of up to
+	// len(strs) fields.
+	url  url.URL
+	strs [8]string
 }
 
 type contextKey struct{ name string }

@@ -64,7 +64,7 @@ func watchdog(t *testing.T, d time.Duration) {
 
 // runLoop runs l on a goroutine until the test ends; a referenced Repeat
 // keeps it running meanwhile.
-func runLoop(t *testing.T, l *core.Loop) {
+func runLoop(t testing.TB, l *core.Loop) {
 	t.Helper()
 	keep := l.Repeat(time.Hour, func(core.CallbackID) {})
 	done := make(chan error, 1)
@@ -105,7 +105,7 @@ type testServer struct {
 // running on a goroutine. Serve is called from a goroutine, so it waits
 // while that goroutine runs the loop; the server is closed, and Serve's
 // return checked, when the test ends.
-func serve(t *testing.T, l *core.Loop, srv *Server) *testServer {
+func serve(t testing.TB, l *core.Loop, srv *Server) *testServer {
 	t.Helper()
 	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
 	if err != nil {

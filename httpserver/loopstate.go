@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"net/http"
 	"slices"
@@ -45,6 +46,11 @@ type loopState struct {
 	scratch [bufSize]byte
 	readers []*bufio.Reader
 	writers []*bufio.Writer
+
+	// The last body sniffed and its type: a server tends to send the
+	// same bodies, and the type depends on the first 512 bytes alone.
+	sniffed     []byte
+	sniffedType string
 
 	dateSec int64
 	date    []byte
@@ -212,4 +218,17 @@ func (ls *loopState) httpDate() []byte {
 		ls.date = now.UTC().AppendFormat(ls.dateArr[:0], http.TimeFormat)
 	}
 	return ls.date
+}
+
+// sniff is http.DetectContentType(p), remembered for the last p.
+func (ls *loopState) sniff(p []byte) string {
+	if len(p) > sniffLen {
+		p = p[:sniffLen]
+	}
+	if ls.sniffedType != "" && bytes.Equal(p, ls.sniffed) {
+		return ls.sniffedType
+	}
+	ls.sniffedType = http.DetectContentType(p)
+	ls.sniffed = append(ls.sniffed[:0], p...)
+	return ls.sniffedType
 }

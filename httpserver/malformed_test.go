@@ -21,7 +21,7 @@ import (
 // connection, as net/http does.
 
 // stdServe runs net/http's server on a loopback port until the test ends.
-func stdServe(t *testing.T, h http.Handler, configure func(*http.Server)) string {
+func stdServe(t testing.TB, h http.Handler, configure func(*http.Server)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

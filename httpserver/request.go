@@ -30,7 +30,8 @@ func (e statusError) Error() string { return http.StatusText(e.code) + ": " + e.
 
 func badRequest(text string) error { return statusError{http.StatusBadRequest, text} }
 
-func (c *conn) readRequest() (*http.Request, error) {
+// readRequest reads the next request, with rs's context.
+func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 	srv := c.srv
 	var t0 time.Time
 	if srv.ReadTimeout > 0 || srv.WriteTimeout > 0 {
@@ -42,14 +43,21 @@ func (c *conn) readRequest() (*http.Request, error) {
 		peek, _ := c.br.Peek(4)
 		c.br.Discard(numLeadingCRorLF(peek))
 	}
-	c.startCapture()
-	req, err := readRequest(c.br)
-	c.capturing = false
-	if err != nil {
-		if c.cr.hitLimit() {
-			return nil, errTooLarge
+	var req *http.Request
+	var fast http.Request // on the stack: WithContext makes the request
+	if parseFast(c.br, &fast, &rs.url, rs.strs[:]) {
+		req = fast.WithContext(&rs.ctx)
+	} else {
+		c.startCapture()
+		r, err := readRequest(c.br)
+		c.capturing = false
+		if err != nil {
+			if c.cr.hitLimit() {
+				return nil, errTooLarge
+			}
+			return nil, err
 		}
-		return nil, err
+		req = r.WithContext(&rs.ctx)
 	}
 	if !http1ServerSupportsRequest(req) {
 		return nil, statusError{http.StatusHTTPVersionNotSupported, "unsupported protocol version"}

@@ -462,7 +462,7 @@ func (w *response) commit(p []byte) {
 	var contentType string
 	if bodyAllowed {
 		if !w.hasCE && !w.haveType && !hasTE && len(p) > 0 {
-			contentType = http.DetectContentType(p)
+			contentType = c.ls.sniff(p)
 		}
 	}
 	keepCL := w.clValue != "" && bodyAllowed

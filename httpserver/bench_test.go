@@ -1,0 +1,114 @@
+//go:build unix
+
+package httpserver
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/revoltgo/eventloop"
+	"github.com/revoltgo/eventloop/core"
+)
+
+// The hot path, for go test -bench and benchstat: keep-alive requests of
+// wrk's shape for the 13-byte handler, one at a time on one connection
+// from a raw client that allocates nothing, so that allocs/op is the
+// server's. BenchmarkNetHTTPHello is net/http's server under the same
+// client.
+
+const benchRequest = "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
+
+// pingPong sends b.N requests on a connection to addr, each after the
+// previous response, which it reads to the end of its 13-byte body.
+func pingPong(b *testing.B, addr string) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte(benchRequest)
+	buf := make([]byte, 4096)
+	end := []byte("\r\n\r\nHello, World!")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for !bytes.HasSuffix(buf[:n], end) {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += m
+		}
+	}
+	b.StopTimer()
+}
+
+// pipelined sends the requests depth at a time, and reads their
+// responses: the server's work per request, with its system calls
+// shared by depth requests.
+func pipelined(b *testing.B, addr string, depth int) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := bytes.Repeat([]byte(benchRequest), depth)
+	buf := make([]byte, 64<<10)
+	end := []byte("\r\n\r\nHello, World!")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += depth {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for bytes.Count(buf[:n], end) < depth {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += m
+		}
+	}
+	b.StopTimer()
+}
+
+func benchLoop(b *testing.B) *core.Loop {
+	l, err := eventloop.NewWithDriver("epoll")
+	if err != nil {
+		l, err = eventloop.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Cleanup(func() { l.Close() }) // after serve's cleanups
+	return l
+}
+
+func BenchmarkHelloPipelined(b *testing.B) {
+	ts := serve(b, benchLoop(b), &Server{Handler: http.HandlerFunc(helloString)})
+	pipelined(b, ts.addr, 16)
+}
+
+func BenchmarkNetHTTPHelloPipelined(b *testing.B) {
+	pipelined(b, stdServe(b, http.HandlerFunc(helloString), nil), 16)
+}
+
+// helloString is the benchmark command's handler.
+func helloString(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "Hello, World!") }
+
+func BenchmarkHello(b *testing.B) {
+	ts := serve(b, benchLoop(b), &Server{Handler: http.HandlerFunc(helloString)})
+	pingPong(b, ts.addr)
+}
+
+func BenchmarkNetHTTPHello(b *testing.B) {
+	pingPong(b, stdServe(b, http.HandlerFunc(helloString), nil))
+}
