@@ -1,0 +1,57 @@
+//go:build windows
+
+package waker
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/revoltgo/eventloop/internal/winsock"
+	"golang.org/x/sys/windows"
+)
+
+// kinds: Open's loopback pair is the only Waker over a socket here
+// (OpenPipe fails: TestOpenPipeUnsupported).
+func kinds(t *testing.T) map[string]func(*Waker) error {
+	return map[string]func(*Waker) error{"Open": (*Waker).Open}
+}
+
+func readable(t *testing.T, fd int) bool {
+	t.Helper()
+	p := []winsock.PollFd{{Fd: windows.Handle(fd), Events: winsock.POLLIN}}
+	n, err := winsock.Poll(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// readOnce reads what the socket holds, in one recv, and returns how many
+// bytes.
+func readOnce(t *testing.T, fd int) int {
+	var buf [16]byte
+	n, _ := winsock.Recv(windows.Handle(fd), buf[:])
+	return n
+}
+
+// unwritable returns a socket that a wakeup's send fails on (shut down
+// for sending), and the error.
+func unwritable(t *testing.T) (int, error) {
+	a, b, err := winsock.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { winsock.Close(a); winsock.Close(b) })
+	if err := windows.Shutdown(a, windows.SHUT_WR); err != nil {
+		t.Fatal(err)
+	}
+	return int(a), windows.WSAESHUTDOWN
+}
+
+// There is no pipe that WSAPoll can watch: OpenPipe says so.
+func TestOpenPipeUnsupported(t *testing.T) {
+	var w Waker
+	if err := w.OpenPipe(); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("OpenPipe: %v, want an error matching errors.ErrUnsupported", err)
+	}
+}
