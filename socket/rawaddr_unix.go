@@ -58,9 +58,8 @@ func (a *rawAddr) setUnix(name string) error {
 		return unix.EINVAL
 	}
 	r.Family = unix.AF_UNIX
-	for i := range len(name) {
-		r.Path[i] = int8(name[i])
-	}
+	// Path is of int8 on most systems and of uint8 on AIX.
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&r.Path[0])), len(r.Path)), name)
 	a.len = pathOffset
 	if len(name) > 0 {
 		a.len += uint32(len(name))
