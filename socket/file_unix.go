@@ -74,3 +74,29 @@ type fileAddr string
 
 func (a fileAddr) Network() string { return "file+net" }
 func (a fileAddr) String() string  { return string(a) }
+
+// dup is File: a close-on-exec duplicate, which shares the socket's file
+// status (non-blocking) as net's File does since Go 1.11.
+func (fd *netFD) dup() (*os.File, error) {
+	var f *os.File
+	err := fd.control(func(s int) error {
+		ns, err := dupCloexec(s)
+		if err != nil {
+			return err
+		}
+		f = os.NewFile(uintptr(ns), fd.fileName())
+		return nil
+	})
+	return f, err
+}
+
+func (fd *netFD) fileName() string {
+	name := fd.net + ":"
+	if fd.laddr != nil {
+		name += fd.laddr.String()
+	}
+	if fd.raddr != nil {
+		name += "->" + fd.raddr.String()
+	}
+	return name
+}

@@ -74,7 +74,7 @@ func runLoop(t *testing.T, l *core.Loop) (stop func()) {
 	done := make(chan error, 1)
 	go func() { done <- l.Run() }()
 	// Wait until that goroutine runs the loop, before the test's goroutines
-	// use sockets (see block in block_unix.go).
+	// use sockets (see block in block.go).
 	running := make(chan struct{})
 	if err := l.Post(func() { close(running) }); err != nil {
 		t.Fatal(err)

@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // rawAddr is a socket address in the kernel's own form, written and read
@@ -17,12 +15,12 @@ import (
 // make. A unix name is kept as given ("@name" for Linux's abstract
 // names); the system call turns it into what the kernel wants.
 type rawAddr struct {
-	raw unix.RawSockaddrAny
+	raw rawSockaddrAny
 	len uint32 // 0: no address (a connected socket's send)
 }
 
 // pathOffset is where the path of a sockaddr_un starts.
-const pathOffset = uint32(unsafe.Offsetof(unix.RawSockaddrUnix{}.Path))
+const pathOffset = uint32(unsafe.Offsetof(rawSockaddrUnix{}.Path))
 
 func (a *rawAddr) family() int { return int(a.raw.Addr.Family) }
 
@@ -32,19 +30,19 @@ func (a *rawAddr) family() int { return int(a.raw.Addr.Family) }
 func (a *rawAddr) setInet(family int, ap netip.AddrPort) error {
 	ip := ap.Addr()
 	switch family {
-	case unix.AF_INET:
+	case afInet:
 		if !ip.Is4() && !ip.Is4In6() {
 			return &net.AddrError{Err: "non-IPv4 address", Addr: ip.String()}
 		}
-		r := (*unix.RawSockaddrInet4)(unsafe.Pointer(&a.raw))
-		*r = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: ip.As4()}
+		r := (*rawSockaddrInet4)(unsafe.Pointer(&a.raw))
+		*r = rawSockaddrInet4{Family: afInet, Addr: ip.As4()}
 		putPort(&r.Port, ap.Port())
-		a.len = unix.SizeofSockaddrInet4
-	case unix.AF_INET6:
-		r := (*unix.RawSockaddrInet6)(unsafe.Pointer(&a.raw))
-		*r = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: ip.As16(), Scope_id: zoneID(ip.Zone())}
+		a.len = sizeofSockaddrInet4
+	case afInet6:
+		r := (*rawSockaddrInet6)(unsafe.Pointer(&a.raw))
+		*r = rawSockaddrInet6{Family: afInet6, Addr: ip.As16(), Scope_id: zoneID(ip.Zone())}
 		putPort(&r.Port, ap.Port())
-		a.len = unix.SizeofSockaddrInet6
+		a.len = sizeofSockaddrInet6
 	default:
 		return &net.AddrError{Err: "invalid address family", Addr: ip.String()}
 	}
@@ -53,11 +51,11 @@ func (a *rawAddr) setInet(family int, ap netip.AddrPort) error {
 
 // setUnix sets a unix socket's name.
 func (a *rawAddr) setUnix(name string) error {
-	r := (*unix.RawSockaddrUnix)(unsafe.Pointer(&a.raw))
+	r := (*rawSockaddrUnix)(unsafe.Pointer(&a.raw))
 	if len(name) > len(r.Path) || (len(name) == len(r.Path) && name[0] != '@') {
-		return unix.EINVAL
+		return errInval
 	}
-	r.Family = unix.AF_UNIX
+	r.Family = afUnix
 	// Path is of int8 on most systems and of uint8 on AIX.
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(&r.Path[0])), len(r.Path)), name)
 	a.len = pathOffset
@@ -74,11 +72,11 @@ func (a *rawAddr) setUnix(name string) error {
 // addrPort is the inet address; the zero AddrPort if there is none.
 func (a *rawAddr) addrPort() netip.AddrPort {
 	switch a.family() {
-	case unix.AF_INET:
-		r := (*unix.RawSockaddrInet4)(unsafe.Pointer(&a.raw))
+	case afInet:
+		r := (*rawSockaddrInet4)(unsafe.Pointer(&a.raw))
 		return netip.AddrPortFrom(netip.AddrFrom4(r.Addr), port(&r.Port))
-	case unix.AF_INET6:
-		r := (*unix.RawSockaddrInet6)(unsafe.Pointer(&a.raw))
+	case afInet6:
+		r := (*rawSockaddrInet6)(unsafe.Pointer(&a.raw))
 		ip := netip.AddrFrom16(r.Addr)
 		if r.Scope_id != 0 {
 			ip = ip.WithZone(zoneName(r.Scope_id))
@@ -91,10 +89,10 @@ func (a *rawAddr) addrPort() netip.AddrPort {
 // unixName is the unix name, "" for an unnamed socket; a Linux abstract
 // name comes back as "@name".
 func (a *rawAddr) unixName() string {
-	if a.family() != unix.AF_UNIX || a.len <= pathOffset {
+	if a.family() != afUnix || a.len <= pathOffset {
 		return ""
 	}
-	r := (*unix.RawSockaddrUnix)(unsafe.Pointer(&a.raw))
+	r := (*rawSockaddrUnix)(unsafe.Pointer(&a.raw))
 	n := min(int(a.len-pathOffset), len(r.Path))
 	p := unsafe.Slice((*byte)(unsafe.Pointer(&r.Path[0])), n)
 	if p[0] == 0 {
@@ -111,36 +109,36 @@ func (a *rawAddr) unixName() string {
 
 // toSockaddr and fromSockaddr convert for the system calls of
 // golang.org/x/sys/unix (sys_portable_unix.go).
-func (a *rawAddr) toSockaddr() unix.Sockaddr {
+func (a *rawAddr) toSockaddr() sockaddr {
 	switch a.family() {
-	case unix.AF_INET:
+	case afInet:
 		ap := a.addrPort()
-		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
-	case unix.AF_INET6:
-		r := (*unix.RawSockaddrInet6)(unsafe.Pointer(&a.raw))
-		return &unix.SockaddrInet6{Port: int(port(&r.Port)), Addr: r.Addr, ZoneId: r.Scope_id}
-	case unix.AF_UNIX:
-		return &unix.SockaddrUnix{Name: a.unixName()}
+		return &sockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
+	case afInet6:
+		r := (*rawSockaddrInet6)(unsafe.Pointer(&a.raw))
+		return &sockaddrInet6{Port: int(port(&r.Port)), Addr: r.Addr, ZoneId: r.Scope_id}
+	case afUnix:
+		return &sockaddrUnix{Name: a.unixName()}
 	}
 	return nil
 }
 
-func (a *rawAddr) fromSockaddr(sa unix.Sockaddr) {
+func (a *rawAddr) fromSockaddr(sa sockaddr) {
 	switch sa := sa.(type) {
-	case *unix.SockaddrInet4:
-		a.setInet(unix.AF_INET, netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(sa.Port)))
-	case *unix.SockaddrInet6:
-		r := (*unix.RawSockaddrInet6)(unsafe.Pointer(&a.raw))
-		*r = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: sa.Addr, Scope_id: sa.ZoneId}
+	case *sockaddrInet4:
+		a.setInet(afInet, netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), uint16(sa.Port)))
+	case *sockaddrInet6:
+		r := (*rawSockaddrInet6)(unsafe.Pointer(&a.raw))
+		*r = rawSockaddrInet6{Family: afInet6, Addr: sa.Addr, Scope_id: sa.ZoneId}
 		putPort(&r.Port, uint16(sa.Port))
-		a.len = unix.SizeofSockaddrInet6
-	case *unix.SockaddrUnix:
+		a.len = sizeofSockaddrInet6
+	case *sockaddrUnix:
 		if a.setUnix(sa.Name) == nil {
 			return
 		}
-		a.raw.Addr.Family, a.len = unix.AF_UNIX, pathOffset
+		a.raw.Addr.Family, a.len = afUnix, pathOffset
 	default:
-		a.raw.Addr.Family, a.len = unix.AF_UNSPEC, 0
+		a.raw.Addr.Family, a.len = afUnspec, 0
 	}
 }
 

@@ -7,30 +7,28 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
-
-	"golang.org/x/sys/unix"
 )
 
 // addrOf converts a socket address to the net.Addr that net's conns give
 // for a socket of sotype: *net.TCPAddr or *net.UDPAddr, *net.UnixAddr
 // with Net "unix" or "unixgram"; nil for an unnamed unix socket.
-func addrOf(sa unix.Sockaddr, sotype int) net.Addr {
-	dgram := sotype == unix.SOCK_DGRAM
+func addrOf(sa sockaddr, sotype int) net.Addr {
+	dgram := sotype == sockDgram
 	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
+	case *sockaddrInet4:
 		ip := net.IP{a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]} // four bytes, as net's
 		if dgram {
 			return &net.UDPAddr{IP: ip, Port: a.Port}
 		}
 		return &net.TCPAddr{IP: ip, Port: a.Port}
-	case *unix.SockaddrInet6:
+	case *sockaddrInet6:
 		ip := make(net.IP, net.IPv6len)
 		copy(ip, a.Addr[:])
 		if dgram {
 			return &net.UDPAddr{IP: ip, Port: a.Port, Zone: zoneName(a.ZoneId)}
 		}
 		return &net.TCPAddr{IP: ip, Port: a.Port, Zone: zoneName(a.ZoneId)}
-	case *unix.SockaddrUnix:
+	case *sockaddrUnix:
 		if a.Name == "" {
 			return nil // an unnamed socket, as net reports it
 		}
@@ -41,7 +39,7 @@ func addrOf(sa unix.Sockaddr, sotype int) net.Addr {
 
 // unixNet is net's name of a unix socket of sotype.
 func unixNet(sotype int) string {
-	if sotype == unix.SOCK_DGRAM {
+	if sotype == sockDgram {
 		return "unixgram"
 	}
 	return "unix"
@@ -70,10 +68,10 @@ func zoneID(zone string) uint32 {
 
 // inetSockaddr is the socket address of ap in family (AF_INET or
 // AF_INET6); an invalid address is the family's unspecified one.
-func inetSockaddr(family int, ap netip.AddrPort) (unix.Sockaddr, error) {
+func inetSockaddr(family int, ap netip.AddrPort) (sockaddr, error) {
 	ip := ap.Addr()
 	switch family {
-	case unix.AF_INET:
+	case afInet:
 		if !ip.IsValid() {
 			ip = netip.IPv4Unspecified()
 		}
@@ -81,8 +79,8 @@ func inetSockaddr(family int, ap netip.AddrPort) (unix.Sockaddr, error) {
 		if !ip.Is4() {
 			return nil, &net.AddrError{Err: "non-IPv4 address", Addr: ip.String()}
 		}
-		return &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}, nil
-	case unix.AF_INET6:
+		return &sockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}, nil
+	case afInet6:
 		if !ip.IsValid() {
 			ip = netip.IPv6Unspecified()
 		}
@@ -93,7 +91,7 @@ func inetSockaddr(family int, ap netip.AddrPort) (unix.Sockaddr, error) {
 		} else if ip.Is4() {
 			ip = netip.IPv6Unspecified()
 		}
-		return &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16(), ZoneId: zoneID(ip.Zone())}, nil
+		return &sockaddrInet6{Port: int(ap.Port()), Addr: ip.As16(), ZoneId: zoneID(ip.Zone())}, nil
 	}
 	return nil, errors.New("socket: unknown address family")
 }
@@ -106,17 +104,17 @@ func familyOf(network string, ap netip.AddrPort, listen bool) (family int, v6onl
 	ip := ap.Addr()
 	switch ipVersion(network) {
 	case '4':
-		return unix.AF_INET, false
+		return afInet, false
 	case '6':
-		return unix.AF_INET6, true
+		return afInet6, true
 	}
 	if listen && (!ip.IsValid() || ip.IsUnspecified()) {
-		return unix.AF_INET6, false
+		return afInet6, false
 	}
 	if !ip.IsValid() || ip.Unmap().Is4() {
-		return unix.AF_INET, false
+		return afInet, false
 	}
-	return unix.AF_INET6, false
+	return afInet6, false
 }
 
 // ipVersion is '4' for "tcp4" and "udp4", '6' for "tcp6" and "udp6", else

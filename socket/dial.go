@@ -7,11 +7,10 @@ import (
 	"errors"
 	"net"
 	"net/netip"
-	"os"
 	"strconv"
+	"syscall"
 
 	"github.com/revoltgo/eventloop/core"
-	"golang.org/x/sys/unix"
 )
 
 func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, error) {
@@ -21,10 +20,10 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 	if err := ctx.Err(); err != nil {
 		return nil, opErr(nil, ctxError(err))
 	}
-	sotype := unix.SOCK_STREAM
+	sotype := sockStream
 	switch network {
 	case "udp", "udp4", "udp6", "unixgram":
-		sotype = unix.SOCK_DGRAM
+		sotype = sockDgram
 	}
 	switch network {
 	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
@@ -35,7 +34,7 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 		var first error
 		for _, ap := range aps {
 			var raddr net.Addr = net.TCPAddrFromAddrPort(ap)
-			if sotype == unix.SOCK_DGRAM {
+			if sotype == sockDgram {
 				raddr = net.UDPAddrFromAddrPort(ap)
 			}
 			family, _ := familyOf(network, ap, false)
@@ -56,7 +55,10 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 		return nil, first
 	case "unix", "unixgram":
 		raddr := &net.UnixAddr{Name: address, Net: network}
-		fd, err := dialOne(ctx, l, network, unix.AF_UNIX, sotype, &unix.SockaddrUnix{Name: address}, raddr)
+		if err := unixSockets(); err != nil {
+			return nil, opErr(raddr, err)
+		}
+		fd, err := dialOne(ctx, l, network, afUnix, sotype, &sockaddrUnix{Name: address}, raddr)
 		if err != nil {
 			return nil, opErr(raddr, err)
 		}
@@ -67,29 +69,32 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 
 // dialOne makes one socket and connects it. A datagram socket connects at
 // once: connect(2) only sets its peer.
-func dialOne(ctx context.Context, l *core.Loop, network string, family, sotype int, sa unix.Sockaddr, raddr net.Addr) (*netFD, error) {
+func dialOne(ctx context.Context, l *core.Loop, network string, family, sotype int, sa sockaddr, raddr net.Addr) (*netFD, error) {
 	s, err := sysSocket(family, sotype, 0)
 	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
+		return nil, wrapSyscall("socket", err)
 	}
 	fd := newFD(l, s, family, sotype, network)
-	if sotype == unix.SOCK_DGRAM && family != unix.AF_UNIX {
-		_ = fd.setsockopt(unix.SOL_SOCKET, unix.SO_BROADCAST, 1) // as net
+	if sotype == sockDgram && family != afUnix {
+		if err := dgramSockopts(s, family); err != nil {
+			_ = fd.close()
+			return nil, err
+		}
 	}
 	if err := fd.connect(ctx, sa); err != nil {
 		_ = fd.close()
 		return nil, err
 	}
-	if rsa, err := unix.Getpeername(s); err == nil {
+	if rsa, err := sysGetpeername(s); err == nil {
 		if a := addrOf(rsa, sotype); a != nil {
 			raddr = a
 		}
 	}
 	fd.raddr = raddr
-	if lsa, err := unix.Getsockname(s); err == nil {
+	if lsa, err := sysGetsockname(s); err == nil {
 		fd.laddr = addrOf(lsa, sotype)
 	}
-	if family != unix.AF_UNIX && sotype == unix.SOCK_STREAM {
+	if family != afUnix && sotype == sockStream {
 		_ = fd.setNoDelay(true)
 		_ = fd.keepAlive(0)
 	}
@@ -98,17 +103,17 @@ func dialOne(ctx context.Context, l *core.Loop, network string, family, sotype i
 
 // connect starts a non-blocking connect and finishes it when the socket
 // turns writable: SO_ERROR says how it went. ctx ending wakes the wait.
-func (fd *netFD) connect(ctx context.Context, sa unix.Sockaddr) error {
+func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 	for {
-		err := unix.Connect(fd.sysfd, sa)
+		err := sysConnect(fd.sysfd, sa)
 		switch err {
-		case nil, unix.EISCONN:
+		case nil, errIsConn:
 			return nil
-		case unix.EINTR:
+		case errIntr:
 			continue
-		case unix.EINPROGRESS, unix.EALREADY:
+		case errInProgress, errAlready:
 		default:
-			return os.NewSyscallError("connect", err)
+			return wrapSyscall("connect", err)
 		}
 		break
 	}
@@ -130,17 +135,17 @@ func (fd *netFD) connect(ctx context.Context, sa unix.Sockaddr) error {
 		if err := ctx.Err(); err != nil {
 			return ctxError(err)
 		}
-		v, err := unix.GetsockoptInt(fd.sysfd, unix.SOL_SOCKET, unix.SO_ERROR)
+		v, err := getsockoptInt(fd.sysfd, solSocket, soError)
 		if err != nil {
-			return os.NewSyscallError("getsockopt", err)
+			return wrapSyscall("getsockopt", err)
 		}
-		switch e := unix.Errno(v); e {
-		case unix.EINPROGRESS, unix.EALREADY, unix.EINTR:
+		switch e := syscall.Errno(v); e {
+		case errInProgress, errAlready, errIntr:
 			continue
-		case unix.EISCONN:
+		case errIsConn:
 			return nil
 		case 0:
-			if _, err := unix.Getpeername(fd.sysfd); err == nil {
+			if _, err := sysGetpeername(fd.sysfd); err == nil {
 				return nil
 			}
 			// Writable, no error, not connected: a spurious wake, or an
@@ -148,17 +153,17 @@ func (fd *netFD) connect(ctx context.Context, sa unix.Sockaddr) error {
 			// fill in its write event, which clears it). connect(2) again
 			// tells which.
 			if reconnects++; reconnects > 3 {
-				return os.NewSyscallError("connect", unix.ECONNABORTED)
+				return sysError("connect", errConnAborted)
 			}
-			switch err := unix.Connect(fd.sysfd, sa); err {
-			case nil, unix.EISCONN:
+			switch err := sysConnect(fd.sysfd, sa); err {
+			case nil, errIsConn:
 				return nil
-			case unix.EINPROGRESS, unix.EALREADY, unix.EINTR:
+			case errInProgress, errAlready, errIntr:
 			default:
-				return os.NewSyscallError("connect", err)
+				return wrapSyscall("connect", err)
 			}
 		default:
-			return os.NewSyscallError("connect", e)
+			return sysError("connect", e)
 		}
 	}
 }
@@ -241,6 +246,6 @@ func offLoop[T any](ctx context.Context, l *core.Loop, fn func(context.Context) 
 	return v, err
 }
 
-func isErrno(err error, e unix.Errno) bool { return errors.Is(err, e) }
+func isErrno(err error, e syscall.Errno) bool { return errors.Is(err, e) }
 
-func isNoProtoOpt(err error) bool { return isErrno(err, unix.ENOPROTOOPT) }
+func isNoProtoOpt(err error) bool { return isErrno(err, errNoProtoOpt) }

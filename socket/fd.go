@@ -6,9 +6,9 @@ import (
 	"net"
 	"os"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/revoltgo/eventloop/core"
-	"golang.org/x/sys/unix"
 )
 
 // netFD is a socket of one loop: the descriptor, its two directions, and
@@ -61,7 +61,7 @@ func newFD(l *core.Loop, sysfd, family, sotype int, network string) *netFD {
 	return fd
 }
 
-func (fd *netFD) dgram() bool { return fd.sotype == unix.SOCK_DGRAM }
+func (fd *netFD) dgram() bool { return fd.sotype == sockDgram }
 
 func (fd *netFD) isClosed() bool { return fd.state.Load()&closedBit != 0 }
 
@@ -116,7 +116,7 @@ func (fd *netFD) destroy() {
 		_ = fd.l.CloseFD(fd.sysfd)
 		return
 	}
-	_ = unix.Close(fd.sysfd)
+	_ = sysClose(fd.sysfd)
 }
 
 // close is Conn.Close and Listener.Close.
@@ -127,7 +127,7 @@ func (fd *netFD) close() error {
 	if fd.ln != nil && fd.ln.unlink != "" {
 		// As net's UnixListener: remove the name before the socket goes,
 		// so that nobody connects to a socket about to close.
-		_ = unix.Unlink(fd.ln.unlink)
+		_ = syscall.Unlink(fd.ln.unlink)
 	}
 	// A wait sets touched before it looks at closedBit, and Close the
 	// other way round: a wait that Close does not see finds the fd closed

@@ -5,15 +5,13 @@ package socket
 import (
 	"net"
 	"net/netip"
-
-	"golang.org/x/sys/unix"
 )
 
 // The datagram side of netFD: one system call per datagram, under the
 // direction's lock and deadline, waiting only on EAGAIN (ioLoop), the
 // addresses in the kernel's form on the caller's stack (rawAddr).
 
-func (fd *netFD) unixFamily() bool { return fd.family == unix.AF_UNIX }
+func (fd *netFD) unixFamily() bool { return fd.family == afUnix }
 
 // readFrom reads one datagram into p (recvfrom(2); recvmsg(2) with its
 // control messages into oob if msg), truncated to p as net's are, and
@@ -35,7 +33,7 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 	if err != nil {
 		return 0, 0, 0, peer{}, err
 	}
-	if fd.family == unix.AF_UNIX {
+	if fd.family == afUnix {
 		from.name = ra.unixName()
 	} else {
 		from.ap = ra.addrPort()
@@ -47,7 +45,7 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 // none): sendto(2), or sendmsg(2) with oob if msg.
 func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err error) {
 	var ra rawAddr
-	if fd.family == unix.AF_UNIX {
+	if fd.family == afUnix {
 		if to.name != "" {
 			err = ra.setUnix(to.name)
 		}
@@ -89,7 +87,7 @@ func (fd *netFD) udpAddrPort(a *net.UDPAddr) (netip.AddrPort, error) {
 			return netip.AddrPort{}, &net.AddrError{Err: "invalid IP address", Addr: a.IP.String()}
 		}
 		ip = ip.WithZone(a.Zone)
-	case fd.family == unix.AF_INET:
+	case fd.family == afInet:
 		ip = netip.IPv4Unspecified()
 	default:
 		ip = netip.IPv6Unspecified()

@@ -5,9 +5,8 @@ package socket
 import (
 	"io"
 	"os"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // maxRW caps one read(2) or write(2), as net does: some kernels reject
@@ -47,7 +46,7 @@ func (fd *netFD) read(p []byte) (int, error) {
 			fd.unlock(d)
 			return 0, os.ErrDeadlineExceeded
 		}
-		n, errno := 0, unix.EAGAIN
+		n, errno := 0, errAgain
 		if !skip {
 			n, errno = sysRead(fd.sysfd, p)
 		}
@@ -61,37 +60,18 @@ func (fd *netFD) read(p []byte) (int, error) {
 				return 0, io.EOF
 			}
 			return n, nil
-		case unix.EINTR:
+		case errIntr:
 			continue
-		case unix.EAGAIN:
+		case errAgain:
 			if err = d.wait(waitIO); err == nil {
 				continue
 			}
 		default:
-			err = os.NewSyscallError("read", errno)
+			err = sysError(callRead, errno)
 		}
 		fd.unlock(d)
 		return 0, err
 	}
-}
-
-// sysRead is read(2) with its errno as a value, which compares without
-// the interface comparison an error would need.
-func sysRead(fd int, p []byte) (int, unix.Errno) {
-	n, err := unix.Read(fd, p)
-	if err != nil {
-		return n, err.(unix.Errno)
-	}
-	return n, 0
-}
-
-// sysWrite is write(2) likewise.
-func sysWrite(fd int, p []byte) (int, unix.Errno) {
-	n, err := unix.Write(fd, p)
-	if err != nil {
-		return n, err.(unix.Errno)
-	}
-	return n, 0
 }
 
 // write is Conn.Write: all of p for a stream, written in turns of at
@@ -106,7 +86,7 @@ func (fd *netFD) write(p []byte) (int, error) {
 	if fd.dgram() {
 		var n int
 		err := fd.ioLoop(&fd.wr, "write", func() (err error) {
-			n, err = unix.Write(fd.sysfd, p)
+			n, err = writeErr(fd.sysfd, p)
 			return err
 		})
 		return max(n, 0), err
@@ -127,9 +107,9 @@ func (fd *netFD) write(p []byte) (int, error) {
 			return n, nil
 		case errno == 0 && n > 0:
 			nn = n
-		case errno != unix.EAGAIN && errno != unix.EINTR:
+		case errno != errAgain && errno != errIntr:
 			fd.unlock(d)
-			return 0, os.NewSyscallError("write", errno)
+			return 0, sysError(callWrite, errno)
 		}
 	}
 	err := fd.ioLocked(d, "write", func() error {
@@ -137,7 +117,7 @@ func (fd *netFD) write(p []byte) (int, error) {
 		if len(chunk) > maxRW {
 			chunk = chunk[:maxRW]
 		}
-		n, err := unix.Write(fd.sysfd, chunk)
+		n, err := writeErr(fd.sysfd, chunk)
 		if n > 0 {
 			nn += n
 		}
@@ -155,8 +135,10 @@ func (fd *netFD) write(p []byte) (int, error) {
 }
 
 // errAgainNow tells ioLoop to make its call again at once (for EINTR, and
-// for what a partial write left).
-var errAgainNow = unix.EINTR
+// for what a partial write left). It is an error made once: converting
+// an errno to an error at each return would allocate where its value is
+// large (Winsock's are).
+var errAgainNow error = errIntr
 
 // ioLoop runs call, the system call of one operation, under the lock of
 // d (calls in one direction take turns): it checks the deadline, makes
@@ -182,13 +164,13 @@ func (fd *netFD) ioLocked(d *dir, name string, call func() error) error {
 		case nil:
 			return nil
 		case errAgainNow:
-		case unix.EAGAIN:
+		case errAgain:
 			if err := d.wait(waitIO); err != nil {
 				return err
 			}
 		default:
-			if errno, ok := err.(unix.Errno); ok {
-				return os.NewSyscallError(name, errno)
+			if errno, ok := err.(syscall.Errno); ok {
+				return sysError(name, errno)
 			}
 			return err
 		}
@@ -197,12 +179,12 @@ func (fd *netFD) ioLocked(d *dir, name string, call func() error) error {
 
 // shutdown is CloseRead (read) or CloseWrite.
 func (fd *netFD) shutdown(read bool) error {
-	how := unix.SHUT_WR
+	how := shutWr
 	if read {
-		how = unix.SHUT_RD
+		how = shutRd
 	}
 	return fd.control(func(s int) error {
-		return os.NewSyscallError("shutdown", unix.Shutdown(s, how))
+		return wrapSyscall("shutdown", sysShutdown(s, how))
 	})
 }
 
@@ -217,7 +199,7 @@ func (fd *netFD) control(f func(s int) error) error {
 
 func (fd *netFD) setsockopt(level, opt, v int) error {
 	return fd.control(func(s int) error {
-		return os.NewSyscallError("setsockopt", unix.SetsockoptInt(s, level, opt, v))
+		return wrapSyscall("setsockopt", setsockoptInt(s, level, opt, v))
 	})
 }
 
@@ -229,11 +211,11 @@ func boolInt(b bool) int {
 }
 
 func (fd *netFD) setNoDelay(on bool) error {
-	return fd.setsockopt(unix.IPPROTO_TCP, unix.TCP_NODELAY, boolInt(on))
+	return fd.setsockopt(ipprotoTCP, tcpNoDelay, boolInt(on))
 }
 
 func (fd *netFD) setKeepAlive(on bool) error {
-	return fd.setsockopt(unix.SOL_SOCKET, unix.SO_KEEPALIVE, boolInt(on))
+	return fd.setsockopt(solSocket, soKeepAlive, boolInt(on))
 }
 
 func (fd *netFD) setKeepAlivePeriod(d time.Duration) error {
@@ -241,11 +223,11 @@ func (fd *netFD) setKeepAlivePeriod(d time.Duration) error {
 }
 
 func (fd *netFD) setBuffer(read bool, bytes int) error {
-	opt := unix.SO_SNDBUF
+	opt := soSndbuf
 	if read {
-		opt = unix.SO_RCVBUF
+		opt = soRcvbuf
 	}
-	return fd.setsockopt(unix.SOL_SOCKET, opt, bytes)
+	return fd.setsockopt(solSocket, opt, bytes)
 }
 
 // keepAlive applies a keep-alive period as net's conns do: 0 is the
@@ -293,32 +275,6 @@ func (fd *netFD) rawWait(write bool, f func(uintptr) bool) error {
 		if f(uintptr(fd.sysfd)) {
 			return nil
 		}
-		return unix.EAGAIN
+		return errAgain
 	})
-}
-
-// dup is File: a close-on-exec duplicate, which shares the socket's file
-// status (non-blocking) as net's File does since Go 1.11.
-func (fd *netFD) dup() (*os.File, error) {
-	var f *os.File
-	err := fd.control(func(s int) error {
-		ns, err := dupCloexec(s)
-		if err != nil {
-			return err
-		}
-		f = os.NewFile(uintptr(ns), fd.fileName())
-		return nil
-	})
-	return f, err
-}
-
-func (fd *netFD) fileName() string {
-	name := fd.net + ":"
-	if fd.laddr != nil {
-		name += fd.laddr.String()
-	}
-	if fd.raddr != nil {
-		name += "->" + fd.raddr.String()
-	}
-	return name
 }

@@ -10,13 +10,12 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
-	"golang.org/x/sys/unix"
 )
 
 func listen(ctx context.Context, lc *ListenConfig, l *core.Loop, network, address string) (*netFD, error) {
 	switch network {
 	case "tcp", "tcp4", "tcp6", "unix":
-		return bindNetwork(ctx, lc, l, "listen", network, address, unix.SOCK_STREAM)
+		return bindNetwork(ctx, lc, l, "listen", network, address, sockStream)
 	}
 	return nil, &net.OpError{Op: "listen", Net: network, Err: net.UnknownNetworkError(network)}
 }
@@ -24,7 +23,7 @@ func listen(ctx context.Context, lc *ListenConfig, l *core.Loop, network, addres
 func listenPacket(ctx context.Context, lc *ListenConfig, l *core.Loop, network, address string) (*netFD, error) {
 	switch network {
 	case "udp", "udp4", "udp6", "unixgram":
-		return bindNetwork(ctx, lc, l, "listen", network, address, unix.SOCK_DGRAM)
+		return bindNetwork(ctx, lc, l, "listen", network, address, sockDgram)
 	}
 	return nil, &net.OpError{Op: "listen", Net: network, Err: net.UnknownNetworkError(network)}
 }
@@ -37,6 +36,9 @@ func bindNetwork(ctx context.Context, lc *ListenConfig, l *core.Loop, op, networ
 	}
 	if network == "unix" || network == "unixgram" {
 		laddr := &net.UnixAddr{Name: address, Net: network}
+		if err := unixSockets(); err != nil {
+			return nil, opErr(laddr, err)
+		}
 		fd, err := bindUnix(lc, l, network, sotype, address)
 		if err != nil {
 			return nil, opErr(laddr, err)
@@ -55,24 +57,20 @@ func bindNetwork(ctx context.Context, lc *ListenConfig, l *core.Loop, op, networ
 		}
 	}
 	var laddr net.Addr = net.TCPAddrFromAddrPort(ap)
-	if sotype == unix.SOCK_DGRAM {
+	if sotype == sockDgram {
 		laddr = net.UDPAddrFromAddrPort(ap)
 	}
 	family, v6only := familyOf(network, ap, true)
 	fd, err := bindInet(lc, l, network, sotype, family, v6only, ap)
-	if err != nil && ipVersion(network) == 0 && family == unix.AF_INET6 && !ap.Addr().IsValid() && noIPv6(err) {
+	if err != nil && ipVersion(network) == 0 && family == afInet6 && !ap.Addr().IsValid() && noIPv6(err) {
 		// A system without IPv6: "tcp" or "udp" on the wildcard is IPv4
 		// alone.
-		fd, err = bindInet(lc, l, network, sotype, unix.AF_INET, false, ap)
+		fd, err = bindInet(lc, l, network, sotype, afInet, false, ap)
 	}
 	if err != nil {
 		return nil, opErr(laddr, err)
 	}
 	return fd, nil
-}
-
-func noIPv6(err error) bool {
-	return isErrno(err, unix.EAFNOSUPPORT) || isErrno(err, unix.EPROTONOSUPPORT) || isErrno(err, unix.EADDRNOTAVAIL)
 }
 
 func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int, v6only bool, ap netip.AddrPort) (*netFD, error) {
@@ -82,44 +80,43 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 	}
 	s, err := sysSocket(family, sotype, 0)
 	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
+		return nil, wrapSyscall("socket", err)
 	}
-	// The options net sets: SO_REUSEADDR on a listener, SO_BROADCAST on a
-	// datagram socket.
-	opt := unix.SO_REUSEADDR
-	if sotype == unix.SOCK_DGRAM {
-		opt = unix.SO_BROADCAST
+	// The options net sets (sys_unix.go).
+	if sotype == sockDgram {
+		err = dgramSockopts(s, family)
+	} else {
+		err = listenerSockopts(s)
 	}
-	err = os.NewSyscallError("setsockopt", unix.SetsockoptInt(s, unix.SOL_SOCKET, opt, 1))
-	if err == nil && family == unix.AF_INET6 {
-		err = os.NewSyscallError("setsockopt", unix.SetsockoptInt(s, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, boolInt(v6only)))
+	if err == nil && family == afInet6 {
+		err = wrapSyscall("setsockopt", setsockoptInt(s, ipprotoIPv6, ipv6V6Only, boolInt(v6only)))
 	}
 	if err == nil {
 		err = bindListen(lc, s, sotype, network, ap.String(), sa)
 	}
 	if err != nil {
-		unix.Close(s)
+		_ = sysClose(s)
 		return nil, err
 	}
 	return boundFD(l, s, family, sotype, network, ""), nil
 }
 
 func bindUnix(lc *ListenConfig, l *core.Loop, network string, sotype int, path string) (*netFD, error) {
-	s, err := sysSocket(unix.AF_UNIX, sotype, 0)
+	s, err := sysSocket(afUnix, sotype, 0)
 	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
+		return nil, wrapSyscall("socket", err)
 	}
-	if err := bindListen(lc, s, sotype, network, path, &unix.SockaddrUnix{Name: path}); err != nil {
-		unix.Close(s)
+	if err := bindListen(lc, s, sotype, network, path, &sockaddrUnix{Name: path}); err != nil {
+		_ = sysClose(s)
 		return nil, err
 	}
 	// A listener removes its socket file on Close, as net's UnixListener;
 	// a datagram socket leaves it, as net's UnixConn.
 	unlink := path
-	if path == "" || path[0] == '@' || sotype != unix.SOCK_STREAM {
+	if path == "" || path[0] == '@' || sotype != sockStream {
 		unlink = "" // abstract (Linux), or not ours to remove
 	}
-	fd := boundFD(l, s, unix.AF_UNIX, sotype, network, unlink)
+	fd := boundFD(l, s, afUnix, sotype, network, unlink)
 	if fd.laddr == nil {
 		fd.laddr = &net.UnixAddr{Name: path, Net: network}
 	}
@@ -128,7 +125,7 @@ func bindUnix(lc *ListenConfig, l *core.Loop, network string, sotype int, path s
 
 // bindListen binds s to sa (ListenConfig's ReusePort and Control first)
 // and, for a stream socket, listens.
-func bindListen(lc *ListenConfig, s, sotype int, network, address string, sa unix.Sockaddr) error {
+func bindListen(lc *ListenConfig, s, sotype int, network, address string, sa sockaddr) error {
 	if lc.ReusePort {
 		if err := setReusePort(s); err != nil {
 			return err
@@ -139,27 +136,27 @@ func bindListen(lc *ListenConfig, s, sotype int, network, address string, sa uni
 			return err
 		}
 	}
-	if err := unix.Bind(s, sa); err != nil {
-		return os.NewSyscallError("bind", err)
+	if err := sysBind(s, sa); err != nil {
+		return wrapSyscall("bind", err)
 	}
-	if sotype != unix.SOCK_STREAM {
+	if sotype != sockStream {
 		return nil
 	}
 	backlog := lc.Backlog
 	if backlog <= 0 {
-		backlog = unix.SOMAXCONN
+		backlog = listenMaxLen
 	}
-	return os.NewSyscallError("listen", unix.Listen(s, backlog))
+	return wrapSyscall("listen", sysListen(s, backlog))
 }
 
 // boundFD makes the fd of a bound socket: a listener (stream) or a
 // datagram socket.
 func boundFD(l *core.Loop, s, family, sotype int, network, unlink string) *netFD {
 	fd := newFD(l, s, family, sotype, network)
-	if sotype == unix.SOCK_STREAM {
+	if sotype == sockStream {
 		fd.ln = &listenState{unlink: unlink}
 	}
-	if sa, err := unix.Getsockname(s); err == nil {
+	if sa, err := sysGetsockname(s); err == nil {
 		fd.laddr = addrOf(sa, sotype)
 	}
 	return fd
@@ -171,10 +168,10 @@ type ctrlConn int
 
 func (c ctrlConn) Control(f func(fd uintptr)) error { f(uintptr(c)); return nil }
 func (c ctrlConn) Read(func(fd uintptr) bool) error {
-	return os.NewSyscallError("read", unix.EOPNOTSUPP)
+	return sysError("read", errNotSupp)
 }
 func (c ctrlConn) Write(func(fd uintptr) bool) error {
-	return os.NewSyscallError("write", unix.EOPNOTSUPP)
+	return sysError("write", errNotSupp)
 }
 
 // Back-off of a listener out of descriptors: first and longest wait.
@@ -201,38 +198,38 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 			continue
 		}
 		ns, rsa, err := sysAccept(fd.sysfd)
-		switch err {
-		case nil:
+		switch {
+		case err == nil:
 			fd.ln.backoff.Store(0)
 			fd.ln.backoffLen = 0
 			return fd.accepted(ns, rsa, keepAlive), nil
-		case unix.EAGAIN:
+		case err == errAgain:
 			if err := d.wait(waitIO); err != nil {
 				return nil, err
 			}
-		case unix.EINTR, unix.ECONNABORTED:
+		case acceptAgain(err):
 			// A connection reset before it was taken: net skips it too.
-		case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM:
+		case outOfResources(err):
 			// The connection stays queued: accepting again at once would
 			// fail again, so the next try waits, longer each time.
 			ln := fd.ln
 			ln.backoffLen = min(max(2*ln.backoffLen, int64(backoffMin)), int64(backoffMax))
 			ln.backoff.Store(nowMono() + ln.backoffLen)
-			return nil, os.NewSyscallError("accept", err)
+			return nil, wrapSyscall("accept", err)
 		default:
-			return nil, os.NewSyscallError("accept", err)
+			return nil, wrapSyscall("accept", err)
 		}
 	}
 }
 
 // accepted makes the fd of a new connection, with net's options.
-func (fd *netFD) accepted(ns int, rsa unix.Sockaddr, keepAlive time.Duration) *netFD {
-	c := newFD(fd.l, ns, int(fd.family), unix.SOCK_STREAM, fd.net)
-	if sa, err := unix.Getsockname(ns); err == nil {
-		c.laddr = addrOf(sa, unix.SOCK_STREAM)
+func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) *netFD {
+	c := newFD(fd.l, ns, int(fd.family), sockStream, fd.net)
+	if sa, err := sysGetsockname(ns); err == nil {
+		c.laddr = addrOf(sa, sockStream)
 	}
-	c.raddr = addrOf(rsa, unix.SOCK_STREAM)
-	if fd.family != unix.AF_UNIX {
+	c.raddr = addrOf(rsa, sockStream)
+	if fd.family != afUnix {
 		// Best effort, as net: a conn that cannot take them still works.
 		_ = c.setNoDelay(true)
 		_ = c.keepAlive(keepAlive)
