@@ -28,7 +28,9 @@ func (c *conn) startWatch(rs *reqState) {
 	l := c.ls.l
 	c.watch = l.OnReadable(c.fd, func(id core.CallbackID, fd int) {
 		var b [1]byte
-		n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		// The socket is non-blocking (package socket's), so the peek
+		// never waits: AIX has no MSG_DONTWAIT to say so per call.
+		n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK)
 		if err == unix.EAGAIN || err == unix.EINTR {
 			return
 		}
