@@ -30,7 +30,8 @@ type ListenConfig struct {
 	Backlog int
 	// ReusePort sets SO_REUSEPORT before bind, so that several listeners
 	// (one per loop) can share one address and the kernel spreads the
-	// connections among them.
+	// connections among them. Windows has no SO_REUSEPORT: there it fails
+	// with an error that names it.
 	ReusePort bool
 	// Control, if not nil, is called after the socket is made and before
 	// it is bound, as net.ListenConfig.Control is. Its RawConn only
@@ -110,6 +111,12 @@ func FileListener(l *core.Loop, f *os.File) (*Listener, error) {
 	}
 	return &Listener{fd: fd}, nil
 }
+
+// fileAddr names the file of FileConn and FileListener in their errors.
+type fileAddr string
+
+func (a fileAddr) Network() string { return "file+net" }
+func (a fileAddr) String() string  { return string(a) }
 
 // Conn is a stream connection (TCP or Unix) on a loop, or a connected
 // datagram socket (Dial on "udp" or "unixgram"). It implements net.Conn;
@@ -273,7 +280,8 @@ func (c *Conn) SyscallConn() (syscall.RawConn, error) {
 }
 
 // File returns a duplicate of the socket as an *os.File (close-on-exec);
-// closing one does not close the other.
+// closing one does not close the other. Windows refuses it (see the
+// package doc).
 func (c *Conn) File() (*os.File, error) {
 	if !c.ok() {
 		return nil, syscall.EINVAL

@@ -1,15 +1,25 @@
-//go:build unix
+//go:build unix || windows
 
 package socket
 
 import (
 	"net"
 	"net/netip"
+	"unsafe"
 )
 
 // The datagram side of netFD: one system call per datagram, under the
 // direction's lock and deadline, waiting only on EAGAIN (ioLoop), the
 // addresses in the kernel's form on the caller's stack (rawAddr).
+
+var zeroByte byte // the buffer of an empty datagram: the kernel wants a valid pointer
+
+func bufPtr(p []byte) unsafe.Pointer {
+	if len(p) == 0 {
+		return unsafe.Pointer(&zeroByte)
+	}
+	return unsafe.Pointer(&p[0])
+}
 
 func (fd *netFD) unixFamily() bool { return fd.family == afUnix }
 
@@ -30,13 +40,17 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 		}
 		return err
 	})
-	if err != nil {
-		return 0, 0, 0, peer{}, err
+	if ra.len != 0 {
+		if fd.family == afUnix {
+			from.name = ra.unixName()
+		} else {
+			from.ap = ra.addrPort()
+		}
 	}
-	if fd.family == afUnix {
-		from.name = ra.unixName()
-	} else {
-		from.ap = ra.addrPort()
+	if err != nil {
+		// Nothing read, or on Windows a datagram longer than p: its
+		// start, its sender and WSAEMSGSIZE, as net returns them.
+		return n, oobn, flags, from, err
 	}
 	return n, oobn, flags, from, nil
 }
@@ -71,6 +85,15 @@ func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err err
 		return 0, 0, err
 	}
 	return n, oobn, nil
+}
+
+// checkPeer is the error of a Write without address on a datagram
+// socket that has no peer: EDESTADDRREQ on every system (PacketConn.Write).
+func (fd *netFD) checkPeer() error {
+	if fd.connected() || fd.isClosed() {
+		return nil // the call says ErrClosed
+	}
+	return sysError(callWrite, errDestAddrReq)
 }
 
 // udpAddrPort is a *net.UDPAddr as net sends to it: no IP is the

@@ -15,9 +15,9 @@
 //		}
 //	})
 //
-// It needs non-blocking Unix sockets: on other systems every constructor
-// returns an error matching errors.ErrUnsupported (the package builds
-// everywhere). examples/echo is a whole server.
+// It runs on Unix and on Windows (see Windows below); on other systems
+// every constructor returns an error matching errors.ErrUnsupported (the
+// package builds everywhere). examples/echo is a whole server.
 //
 // # Usable from anywhere, fastest on the loop
 //
@@ -106,6 +106,44 @@
 // net/http's Serve retries, keeps listening, and holds its next accept(2)
 // back (5 ms, doubling to 1 s) so that a caller retrying at once does not
 // spin the loop. The package never logs.
+//
+// # Windows
+//
+// On Windows a socket is named by its SOCKET handle, non-blocking
+// (FIONBIO), and waited on through the loop's driver as on Unix; none of
+// package net's overlapped I/O. TCP (IPv4, IPv6, dual-stack "tcp") and UDP
+// work as above, with these differences, each what Windows imposes:
+//
+//   - no unix sockets: "unix" and "unixgram" fail with an error naming
+//     AF_UNIX that matches errors.ErrUnsupported. Windows 10 has AF_UNIX
+//     streams, but Wine, under which the package's Windows tests run,
+//     refuses AF_UNIX, so nothing here could show them working;
+//   - ListenConfig.ReusePort fails with an error naming SO_REUSEPORT
+//     (Windows has none; its SO_REUSEADDR takes a port over instead of
+//     sharing it, so listeners get no SO_REUSEADDR either, as with net);
+//   - File (of a Conn, Listener or PacketConn) fails with an error
+//     matching errors.ErrUnsupported: an *os.File made outside package net
+//     would close the socket with CloseHandle, which Winsock forbids.
+//     FileConn and FileListener work (WSADuplicateSocket), and leave the
+//     file's socket non-blocking, as on Unix;
+//   - errors carry Winsock's errno and message, as net's do there, and
+//     match the Unix errno of the same meaning too: errors.Is(err,
+//     syscall.ECONNRESET) holds for WSAECONNRESET (net's errors do not
+//     match it), so code written for Unix needs no change;
+//   - a datagram longer than the buffer is cut to it as on Unix, but the
+//     read returns its count with WSAEMSGSIZE, as net's does on Windows;
+//     a Write without address on a PacketConn without peer fails with
+//     EDESTADDRREQ on every system;
+//   - SetKeepAlivePeriod turns keep-alives on as it sets the period
+//     (SIO_KEEPALIVE_VALS sets both at once), as net does on Windows
+//     before 10 1709.
+//
+// What ran under Wine 8.0 only, and which Wine cannot show: the faults
+// of the real WSAPoll (before Windows 10 2004 it never reports a failed
+// connect, so on the driver built on it a dial to a refused port waits
+// for its context there), UDP resets from ICMP messages (turned off as
+// net turns them off; Wine sends none), and Windows' own error messages
+// (Wine has none for most Winsock errnos).
 //
 // # Sharing with fibers: what blocks the loop
 //

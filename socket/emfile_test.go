@@ -19,7 +19,9 @@ import (
 // that retries at once for 150 ms gets a handful of errors, not
 // thousands. The listener keeps listening: with descriptors back, the
 // waiting connection is accepted. The calls come from the test's
-// goroutine, the loop not running: the main path.
+// goroutine, the loop not running: the main path. Unix only: it runs out
+// of descriptors by lowering RLIMIT_NOFILE, and Windows has no limit of a
+// process's sockets to lower.
 func TestAcceptBacksOffOutOfDescriptors(t *testing.T) {
 	watchdog(t, time.Minute)
 	eachDriver(t, func(t *testing.T, l *core.Loop) {

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package socket
 
@@ -15,7 +15,7 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
-// errUnsupported: the package needs non-blocking Unix sockets.
+// errUnsupported: the package needs the sockets of Unix or Winsock.
 var errUnsupported = fmt.Errorf("socket: not available on %s: %w", runtime.GOOS, errors.ErrUnsupported)
 
 // netFD is never made here: every constructor fails.
@@ -56,6 +56,7 @@ func (fd *netFD) dup() (*os.File, error)                         { return nil, e
 func (fd *netFD) accept(time.Duration) (*netFD, error)           { return nil, errUnsupported }
 func (fd *netFD) dgram() bool                                    { return false }
 func (fd *netFD) unixFamily() bool                               { return false }
+func (fd *netFD) checkPeer() error                               { return errUnsupported }
 func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from peer, err error) {
 	return 0, 0, 0, peer{}, errUnsupported
 }

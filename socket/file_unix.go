@@ -70,11 +70,6 @@ func fileFD(l *core.Loop, f *os.File, listener bool) (*netFD, error) {
 	return fd, nil
 }
 
-type fileAddr string
-
-func (a fileAddr) Network() string { return "file+net" }
-func (a fileAddr) String() string  { return string(a) }
-
 // dup is File: a close-on-exec duplicate, which shares the socket's file
 // status (non-blocking) as net's File does since Go 1.11.
 func (fd *netFD) dup() (*os.File, error) {

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package socket
 
@@ -11,7 +11,6 @@ import (
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
 	"go.uber.org/goleak"
-	"golang.org/x/sys/unix"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -57,8 +56,6 @@ func newLoop(t *testing.T, name string) *core.Loop {
 	return l
 }
 
-func fcntlGetfd(fd int) (int, error) { return unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0) }
-
 // watchdog panics (with every goroutine's stack) if the test runs past d.
 func watchdog(t *testing.T, d time.Duration) {
 	t.Helper()
@@ -96,20 +93,4 @@ func runLoop(t *testing.T, l *core.Loop) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
-}
-
-// pair returns two connected Unix stream conns on l.
-func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
-	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fd := range fds {
-		unix.CloseOnExec(fd)
-		if err := unix.SetNonblock(fd, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}, &Conn{fd: newFD(l, fds[1], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
 }

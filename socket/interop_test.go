@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package socket
 
@@ -16,9 +16,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -302,22 +300,13 @@ func TestDialContext(t *testing.T) {
 	})
 }
 
-// FileConn and FileListener adopt a duplicate; File duplicates ours;
-// SyscallConn reaches the descriptor; the options reach the socket.
-func TestFilesAndOptions(t *testing.T) {
+// The options reach the socket, with net's defaults for a TCP conn
+// (TCP_NODELAY and keep-alives on); SyscallConn reaches the descriptor,
+// and its Read waits on the loop as Read does.
+func TestOptions(t *testing.T) {
 	watchdog(t, time.Minute)
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
-		nl, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := nl.(*net.TCPListener).File()
-		nl.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := FileListener(l, f)
-		f.Close()
+		ln, err := Listen(l, "tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -331,6 +320,34 @@ func TestFilesAndOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer c.Close()
+		d, err := Dial(l, "tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		option := func(c *Conn, level, opt int) int {
+			t.Helper()
+			rc, err := c.SyscallConn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v int
+			var oerr error
+			if err := rc.Control(func(fd uintptr) { v, oerr = sockoptInt(fd, level, opt) }); err != nil || oerr != nil {
+				t.Fatalf("getsockopt: %v, %v", err, oerr)
+			}
+			return v
+		}
+		for what, c := range map[string]*Conn{"accepted": c, "dialed": d} {
+			if option(c, ipprotoTCP, tcpNoDelay) == 0 {
+				t.Errorf("%s conn: TCP_NODELAY off, want on by default", what)
+			}
+			if option(c, solSocket, soKeepAlive) == 0 {
+				t.Errorf("%s conn: keep-alives off, want on by default", what)
+			}
+		}
+		d.Close()
 		for name, err := range map[string]error{
 			"SetNoDelay":         c.SetNoDelay(false),
 			"SetKeepAlive":       c.SetKeepAlive(true),
@@ -342,66 +359,36 @@ func TestFilesAndOptions(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 			}
 		}
-		rc, err := c.SyscallConn()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var nodelay int
-		rc.Control(func(fd uintptr) {
-			nodelay, _ = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
-		})
-		if nodelay != 0 {
+		if option(c, ipprotoTCP, tcpNoDelay) != 0 {
 			t.Error("SetNoDelay(false) left TCP_NODELAY on")
 		}
-		// A File of ours, adopted by FileConn: three handles on one socket.
-		cf, err := c.File()
-		if err != nil {
-			t.Fatal(err)
+		if err := c.SetKeepAlive(false); err != nil || option(c, solSocket, soKeepAlive) != 0 {
+			t.Errorf("SetKeepAlive(false): %v, or left keep-alives on", err)
 		}
-		c2, err := FileConn(l, cf)
-		cf.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Close() // c2 still holds the socket
-		if _, err := nc.Write([]byte("via dup")); err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 16)
-		n, err := c2.Read(buf)
-		if string(buf[:n]) != "via dup" || err != nil {
-			t.Fatalf("Read on FileConn's dup: %q, %v", buf[:n], err)
-		}
-		if c2.LocalAddr().String() != nc.RemoteAddr().String() || c2.RemoteAddr().String() != nc.LocalAddr().String() {
-			t.Errorf("FileConn addresses %v -> %v, peer's %v -> %v", c2.LocalAddr(), c2.RemoteAddr(), nc.LocalAddr(), nc.RemoteAddr())
+		if n := option(c, solSocket, soRcvbuf); n < 64<<10 {
+			t.Errorf("SO_RCVBUF %d after SetReadBuffer(64 KiB)", n)
 		}
 		// RawConn.Read waits on the loop as Read does.
-		rc2, _ := c2.SyscallConn()
+		rc, _ := c.SyscallConn()
 		go func() {
 			time.Sleep(20 * time.Millisecond)
 			nc.Write([]byte("raw"))
 		}()
+		buf := make([]byte, 16)
 		var raw []byte
-		err = rc2.Read(func(fd uintptr) bool {
-			n, err := syscall.Read(int(fd), buf)
-			if err == syscall.EAGAIN {
+		err = rc.Read(func(fd uintptr) bool {
+			n, again, err := rawRecv(fd, buf)
+			if again {
 				return false
 			}
-			raw = buf[:max(n, 0)]
+			if err != nil {
+				t.Error(err)
+			}
+			raw = buf[:n]
 			return true
 		})
 		if err != nil || string(raw) != "raw" {
 			t.Fatalf("RawConn.Read: %q, %v", raw, err)
-		}
-		c2.Close()
-		// A descriptor that is not a stream socket.
-		df, err := os.Open(os.DevNull)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer df.Close()
-		if _, err := FileConn(l, df); err == nil {
-			t.Error("FileConn of /dev/null: no error")
 		}
 	})
 }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package socket
 
@@ -67,10 +67,12 @@ func (fd *netFD) read(p []byte) (int, error) {
 				continue
 			}
 		default:
+			// n is 0, or on Windows what a datagram longer than p left
+			// in it (WSAEMSGSIZE: net returns both).
 			err = sysError(callRead, errno)
 		}
 		fd.unlock(d)
-		return 0, err
+		return n, err
 	}
 }
 

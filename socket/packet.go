@@ -75,16 +75,19 @@ func (c *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
 		return 0, nil, syscall.EINVAL
 	}
 	n, _, _, from, err := c.fd.readFrom(b, nil, false)
+	var addr net.Addr
+	switch {
+	case c.fd.unixFamily() && from.name != "":
+		addr = &net.UnixAddr{Name: from.name, Net: "unixgram"}
+	case !c.fd.unixFamily() && from.ap.IsValid():
+		addr = net.UDPAddrFromAddrPort(from.ap)
+	}
 	if err != nil {
-		return n, nil, c.fd.opError("read", err)
+		// The count and the sender come with the error of a datagram
+		// longer than b on Windows, as with net there.
+		return n, addr, c.fd.opError("read", err)
 	}
-	if c.fd.unixFamily() {
-		if from.name == "" {
-			return n, nil, nil
-		}
-		return n, &net.UnixAddr{Name: from.name, Net: "unixgram"}, nil
-	}
-	return n, net.UDPAddrFromAddrPort(from.ap), nil
+	return n, addr, nil
 }
 
 // ReadFromUDPAddrPort is ReadFrom for UDP, the sender as a
@@ -100,7 +103,7 @@ func (c *PacketConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) 
 	}
 	n, _, _, from, err := c.fd.readFrom(b, nil, false)
 	if err != nil {
-		return n, netip.AddrPort{}, c.fd.opError("read", err)
+		return n, from.ap, c.fd.opError("read", err)
 	}
 	return n, from.ap, nil
 }
@@ -114,11 +117,11 @@ func (c *PacketConn) ReadFromUDP(b []byte) (n int, addr *net.UDPAddr, err error)
 
 func (c *PacketConn) readFromUDP(b []byte, addr *net.UDPAddr) (int, *net.UDPAddr, error) {
 	n, ap, err := c.ReadFromUDPAddrPort(b)
-	if err != nil {
+	if !ap.IsValid() {
 		return n, nil, err
 	}
 	*addr = net.UDPAddr{IP: ap.Addr().AsSlice(), Port: int(ap.Port()), Zone: ap.Addr().Zone()}
-	return n, addr, nil
+	return n, addr, err
 }
 
 // ReadMsgUDPAddrPort reads one datagram into b and its control messages
@@ -133,7 +136,7 @@ func (c *PacketConn) ReadMsgUDPAddrPort(b, oob []byte) (n, oobn, flags int, addr
 	}
 	n, oobn, flags, from, err := c.fd.readFrom(b, oob, true)
 	if err != nil {
-		return n, oobn, flags, netip.AddrPort{}, c.fd.opError("read", err)
+		return n, oobn, flags, from.ap, c.fd.opError("read", err)
 	}
 	return n, oobn, flags, from.ap, nil
 }
@@ -142,7 +145,7 @@ func (c *PacketConn) ReadMsgUDPAddrPort(b, oob []byte) (n, oobn, flags int, addr
 func (c *PacketConn) ReadMsgUDP(b, oob []byte) (n, oobn, flags int, addr *net.UDPAddr, err error) {
 	var ap netip.AddrPort
 	n, oobn, flags, ap, err = c.ReadMsgUDPAddrPort(b, oob)
-	if err == nil {
+	if ap.IsValid() {
 		addr = net.UDPAddrFromAddrPort(ap)
 	}
 	return
@@ -294,9 +297,17 @@ func (c *PacketConn) WriteToUnix(b []byte, addr *net.UnixAddr) (int, error) {
 // as net's UDPConn.Read: 0, nil at once for an empty b.
 func (c *PacketConn) Read(b []byte) (int, error) { return (*Conn)(c).Read(b) }
 
-// Write sends b as one datagram to the peer of a connected socket (the
-// system's EDESTADDRREQ otherwise).
-func (c *PacketConn) Write(b []byte) (int, error) { return (*Conn)(c).Write(b) }
+// Write sends b as one datagram to the peer of a connected socket; on
+// one that is not, it fails with EDESTADDRREQ, as Unix's send(2) does
+// (Winsock says WSAENOTCONN, Wine 8.0 WSAEINVAL).
+func (c *PacketConn) Write(b []byte) (int, error) {
+	if c.ok() {
+		if err := c.fd.checkPeer(); err != nil {
+			return 0, c.fd.opError("write", err)
+		}
+	}
+	return (*Conn)(c).Write(b)
+}
 
 // Close closes the socket: every call waiting on it returns an error
 // wrapping net.ErrClosed. A unixgram socket's file stays, as with net.

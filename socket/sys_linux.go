@@ -12,15 +12,6 @@ import (
 // (rawAddr) so that they allocate nothing. linux/386 and linux/s390x
 // multiplex them through socketcall(2): they take sys_portable_unix.go.
 
-var zeroByte byte // the buffer of an empty datagram: the kernel wants a valid pointer
-
-func bufPtr(p []byte) unsafe.Pointer {
-	if len(p) == 0 {
-		return unsafe.Pointer(&zeroByte)
-	}
-	return unsafe.Pointer(&p[0])
-}
-
 func recvfrom(s int, p []byte, from *rawAddr) (int, error) {
 	from.len = unix.SizeofSockaddrAny
 	n, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(s), uintptr(bufPtr(p)), uintptr(len(p)), 0,

@@ -67,6 +67,7 @@ const (
 	errNoProtoOpt  = unix.ENOPROTOOPT
 	errNotSupp     = unix.EOPNOTSUPP
 	errInval       = unix.EINVAL
+	errDestAddrReq = unix.EDESTADDRREQ
 )
 
 // The names of the calls that read and write a stream, in errors.
@@ -87,7 +88,7 @@ func wrapSyscall(call string, err error) error { return os.NewSyscallError(call,
 func sysRead(fd int, p []byte) (int, syscall.Errno) {
 	n, err := unix.Read(fd, p)
 	if err != nil {
-		return n, err.(unix.Errno)
+		return 0, err.(unix.Errno)
 	}
 	return n, 0
 }

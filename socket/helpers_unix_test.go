@@ -1,0 +1,97 @@
+//go:build unix
+
+package socket
+
+import (
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
+)
+
+// The platform's side of the tests' helpers (helpers_windows_test.go is
+// the other): Unix has socketpairs, descriptors that can be counted, and
+// unix sockets.
+
+// packetNetworks are the datagram networks every packet test runs on.
+var packetNetworks = []string{"udp4", "udp6", "unixgram"}
+
+// pair returns two connected Unix stream conns on l.
+func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		unix.CloseOnExec(fd)
+		if err := unix.SetNonblock(fd, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}, &Conn{fd: newFD(l, fds[1], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
+}
+
+// fdOpen reports whether the descriptor fd is open.
+func fdOpen(fd int) bool {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	return err == nil
+}
+
+// countFDs counts the open descriptors below 4096; ok false where the
+// system cannot list them.
+func countFDs() (n int, ok bool) {
+	for fd := range 4096 {
+		if fdOpen(fd) {
+			n++
+		}
+	}
+	return n, true
+}
+
+// setLingerZero makes the close of the socket fd send a reset.
+func setLingerZero(fd uintptr) error {
+	return syscall.SetsockoptLinger(int(fd), syscall.SOL_SOCKET, syscall.SO_LINGER, &syscall.Linger{Onoff: 1, Linger: 0})
+}
+
+// sockoptInt reads an int option of the socket fd.
+func sockoptInt(fd uintptr, level, opt int) (int, error) {
+	return unix.GetsockoptInt(int(fd), level, opt)
+}
+
+const soType = unix.SO_TYPE
+
+// rawRecv reads from the socket fd once; again is true if it would block.
+func rawRecv(fd uintptr, p []byte) (n int, again bool, err error) {
+	n, err = unix.Read(int(fd), p)
+	if err == unix.EAGAIN {
+		return 0, true, nil
+	}
+	return max(n, 0), false, err
+}
+
+// msgTrunc is the flag of a datagram cut to the buffer.
+const msgTrunc = unix.MSG_TRUNC
+
+// errTruncated is the error of the read of a datagram cut to the buffer:
+// none, as net reads it on Unix.
+var errTruncated error
+
+// netCannotUDP: package net opens datagram sockets wherever this runs.
+func netCannotUDP(error) bool { return false }
+
+const netCannotUDPWhy = ""
+
+// haveFile: File duplicates the socket as an *os.File.
+const haveFile = true
+
+// errAddrInUse is what bind says of a busy port.
+const errAddrInUse = unix.EADDRINUSE
+
+// haveReusePort: ListenConfig.ReusePort works (see reuseport*.go).
+const haveReusePort = true
+
+// devNull opens a file that is not a socket.
+func devNull() (*os.File, error) { return os.Open(os.DevNull) }
