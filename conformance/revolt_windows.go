@@ -72,10 +72,7 @@ func rvWouldBlock(err error) bool { return errors.Is(err, windows.WSAEWOULDBLOCK
 var rvErrNotOpen error = windows.WSAENOTSOCK
 
 // rvIsOpen reports whether fd is an open handle (of any kind).
-func rvIsOpen(fd int) bool {
-	_, err := windows.GetFileType(windows.Handle(fd))
-	return !errors.Is(err, windows.ERROR_INVALID_HANDLE)
-}
+func rvIsOpen(fd int) bool { return winsock.IsOpen(windows.Handle(fd)) }
 
 // faultCloseAndReuse closes the socket fd behind the loop's back and makes
 // a new connected socket whose handle is fd, and returns its peer.

@@ -61,7 +61,7 @@ func (c *callback) setFile(fd int) {
 	id, err := identify(fd)
 	if err != nil {
 		c.notOpen = true
-		c.more().notOpen = fmt.Errorf("fd %d is not open (%s: %w)", fd, identifyCall, err)
+		c.more().notOpen = unwatchable(fd, err)
 		return
 	}
 	c.interval, c.deadline = time.Duration(id.dev), int64(id.ino)

@@ -17,3 +17,8 @@ func identify(fd int) (fileID, error) { return fileID{}, nil }
 func closeFile(fd int) error {
 	return fmt.Errorf("close fd %d: %w", fd, ErrUnsupported)
 }
+
+// unwatchable is the error of a watcher whose fd identify failed on.
+func unwatchable(fd int, err error) error {
+	return fmt.Errorf("fd %d is not open (%s: %w)", fd, identifyCall, err)
+}

@@ -3,6 +3,7 @@
 package core
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -44,4 +45,9 @@ func closeFile(fd int) error {
 		return os.NewSyscallError("close", err)
 	}
 	return nil
+}
+
+// unwatchable is the error of a watcher whose fd identify failed on.
+func unwatchable(fd int, err error) error {
+	return fmt.Errorf("fd %d is not open (%s: %w)", fd, identifyCall, err)
 }

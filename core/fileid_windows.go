@@ -3,6 +3,7 @@
 package core
 
 import (
+	"fmt"
 	"hash/maphash"
 	"unsafe"
 
@@ -85,3 +86,13 @@ func addrHash(h windows.Handle, peer bool) uint64 {
 
 // closeFile closes the socket fd.
 func closeFile(fd int) error { return winsock.Close(windows.Handle(fd)) }
+
+// unwatchable is the error of a watcher whose handle identify failed on:
+// one that is open but no socket (a file, a pipe, a console), which the
+// loop cannot watch on Windows, or one that is not open.
+func unwatchable(fd int, err error) error {
+	if !winsock.IsOpen(windows.Handle(fd)) {
+		return fmt.Errorf("fd %d is not open (%s: %w)", fd, identifyCall, err)
+	}
+	return fmt.Errorf("fd %d is not a socket, and the loop watches sockets only on Windows (%s: %w): %w", fd, identifyCall, err, ErrUnsupported)
+}

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package core
 
@@ -9,11 +9,5 @@ import (
 )
 
 func checkSignal(sig os.Signal) error {
-	switch runtime.GOOS {
-	case "windows":
-		if sig == os.Interrupt {
-			return nil
-		}
-	}
 	return fmt.Errorf("eventloop: OnSignal: %v cannot be watched on %s: %w", sig, runtime.GOOS, ErrUnsupported)
 }

@@ -4,7 +4,6 @@ package stream
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/revoltgo/eventloop/internal/winsock"
 	"golang.org/x/sys/windows"
@@ -47,18 +46,6 @@ func revents(p *pollFd) uint32 {
 }
 
 // probe refuses, at Register, a handle WSAPoll could only answer with
-// POLLNVAL: one that is not a socket (a file, a pipe, a console: WSAPoll
-// watches sockets only) or not open at all. getsockopt(SO_TYPE) fails with
-// WSAENOTSOCK for both; GetFileType, which fails with ERROR_INVALID_HANDLE
-// only for a handle that is not open, tells them apart, so that the error
-// says which.
-func probe(fd int) error {
-	_, err := winsock.Type(windows.Handle(fd))
-	if err == nil {
-		return nil
-	}
-	if _, ferr := windows.GetFileType(windows.Handle(fd)); !errors.Is(ferr, windows.ERROR_INVALID_HANDLE) {
-		return fmt.Errorf("handle is not a socket, and WSAPoll watches sockets only (%w): %w", err, errors.ErrUnsupported)
-	}
-	return err
-}
+// POLLNVAL: one that is not a socket, or not open at all
+// (winsock.CheckSocket says which).
+func probe(fd int) error { return winsock.CheckSocket(windows.Handle(fd)) }

@@ -4,6 +4,7 @@ package winsock
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -93,6 +94,56 @@ func Type(h windows.Handle) (int, error) {
 		return 0, os.NewSyscallError("getsockopt", err)
 	}
 	return t, nil
+}
+
+// CheckSocket refuses, with an error saying which, a handle that the
+// Windows drivers cannot watch: one that is not a socket (a file, a pipe,
+// a console: WSAPoll and AFD watch sockets only), which fails matching
+// errors.ErrUnsupported, or one that is not open at all, which fails with
+// getsockopt's WSAENOTSOCK. getsockopt(SO_TYPE) fails with WSAENOTSOCK for
+// both; IsOpen tells them apart.
+func CheckSocket(h windows.Handle) error {
+	_, err := Type(h)
+	if err == nil {
+		return nil
+	}
+	if IsOpen(h) {
+		return fmt.Errorf("handle is not a socket, and the Windows drivers watch sockets only (%w): %w", err, errors.ErrUnsupported)
+	}
+	return err
+}
+
+// IsOpen reports whether h is an open handle, of any kind: GetFileType
+// fails with ERROR_INVALID_HANDLE only for one that is not.
+func IsOpen(h windows.Handle) bool {
+	_, err := windows.GetFileType(h)
+	return !errors.Is(err, windows.ERROR_INVALID_HANDLE)
+}
+
+// BaseHandle returns the handle of the base provider's socket behind h:
+// the one AFD knows. It is h itself unless a layered service provider
+// stands in between, which getsockopt(SO_PROTOCOL_INFOW) tells (a chain
+// of length 1 is a base protocol); only then is SIO_BASE_HANDLE asked,
+// through WSAIoctl, which under Wine leaves each thread it is first called
+// on an event handle for the thread's life.
+func BaseHandle(h windows.Handle) (windows.Handle, error) {
+	const soProtocolInfoW = 0x2005
+	var info windows.WSAProtocolInfo
+	n := int32(unsafe.Sizeof(info))
+	if err := windows.Getsockopt(h, windows.SOL_SOCKET, soProtocolInfoW, (*byte)(unsafe.Pointer(&info)), &n); err != nil {
+		return 0, os.NewSyscallError("getsockopt", err)
+	}
+	if info.ProtocolChain.ChainLen == 1 {
+		return h, nil
+	}
+	const sioBaseHandle = 0x48000022 // _WSAIOR(IOC_WS2, 34)
+	var base windows.Handle
+	var got uint32
+	err := windows.WSAIoctl(h, sioBaseHandle, nil, 0, (*byte)(unsafe.Pointer(&base)), uint32(unsafe.Sizeof(base)), &got, nil, 0)
+	if err != nil {
+		return 0, os.NewSyscallError("WSAIoctl", err)
+	}
+	return base, nil
 }
 
 // Name fills sa with the socket's local address (peer false) or the
