@@ -18,10 +18,11 @@
 // fibers; package expvarloop publishes them with expvar.
 //
 // New picks the driver in this order: the EVENTLOOP_DRIVER environment
-// variable ("stream", "epoll", "kqueue", "netpoll"; an unknown or unavailable
-// name is an error that lists the available ones), else the build tag
-// eventloop_<name> (at most one: two stop the build), else the platform's
-// best: epoll on Linux, kqueue on the BSDs and darwin, netpoll elsewhere.
+// variable ("stream", "epoll", "kqueue", "netpoll", "afd"; an unknown or
+// unavailable name is an error that lists the available ones), else the
+// build tag eventloop_<name> (at most one: two stop the build), else the
+// platform's best: epoll on Linux, kqueue on the BSDs and darwin, afd on
+// Windows, netpoll elsewhere.
 // Drivers lists what this build offers, best first.
 //
 // kqueue is offered on Linux too when built with cgo and the tag
@@ -95,7 +96,7 @@ func New(opts ...Option) (*Loop, error) {
 }
 
 // NewWithDriver returns a loop on the named driver: "stream", "epoll",
-// "kqueue" or "netpoll". The environment is read as New reads it.
+// "kqueue", "netpoll" or "afd". The environment is read as New reads it.
 func NewWithDriver(name string, opts ...Option) (*Loop, error) {
 	if _, err := core.DebugSlowFromEnv(); err != nil {
 		return nil, err

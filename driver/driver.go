@@ -69,7 +69,7 @@ import (
 //
 // No globals: two drivers in one process never interfere.
 type Driver interface {
-	// Name is the selection name: "stream", "epoll", "kqueue", "netpoll".
+	// Name is the selection name: "stream", "epoll", "kqueue", "netpoll", "afd".
 	Name() string
 	Register(fd int, tok Token, in Interest) error
 	Modify(fd int, tok Token, in Interest) error

@@ -2,6 +2,6 @@
 
 package selection
 
-// Sockets only, named by their SOCKET handle: WSAPoll (stream) is all
-// Winsock offers to poll with until the afd driver lands.
-var offered = []string{"stream"}
+// Sockets only, named by their SOCKET handle: AFD polls (afd), which cost
+// O(ready), before WSAPoll (stream), which costs O(watched).
+var offered = []string{"afd", "stream"}

@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/revoltgo/eventloop/driver"
+	"github.com/revoltgo/eventloop/drivers/afd"
 	"github.com/revoltgo/eventloop/drivers/epoll"
 	"github.com/revoltgo/eventloop/drivers/kqueue"
 	"github.com/revoltgo/eventloop/drivers/netpoll"
@@ -35,6 +36,7 @@ var constructors = map[string]func() (driver.Driver, error){
 	"epoll":   func() (driver.Driver, error) { return epoll.New() },
 	"kqueue":  func() (driver.Driver, error) { return kqueue.New() },
 	"netpoll": func() (driver.Driver, error) { return netpoll.New() },
+	"afd":     func() (driver.Driver, error) { return afd.New() },
 }
 
 // Known reports whether name is one of the module's drivers, whether this

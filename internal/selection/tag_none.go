@@ -1,4 +1,4 @@
-//go:build !eventloop_stream && !eventloop_epoll && !eventloop_kqueue && !eventloop_netpoll
+//go:build !eventloop_stream && !eventloop_epoll && !eventloop_kqueue && !eventloop_netpoll && !eventloop_afd
 
 package selection
 

@@ -1,0 +1,218 @@
+//go:build windows
+
+package afd
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/revoltgo/eventloop/driver"
+	"golang.org/x/sys/windows"
+)
+
+// Wait implements driver.Driver. It first arms the queued registrations
+// (new, modified, or reported in the last Wait), then dequeues up to
+// len(events) completions.
+//
+// Level-triggered by re-arming: a poll completes once, so every
+// registration a Wait reports is armed again by the next Wait, and that
+// poll completes at once while the socket stays ready. A Wait therefore
+// costs a system call per registration reported by the one before, and
+// nothing for those that wait: O(ready), whatever the number watched.
+// Completions come out of the port in the order they were queued, and a
+// re-armed poll queues behind the others, so a socket that stays ready
+// cannot starve the ones behind it.
+func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
+	if d.closed.Load() {
+		return 0, driver.ErrClosed
+	}
+	// Dequeue until what is queued is taken, or events is full. A batch of
+	// completions that makes no event (cancelled polls) does not end a
+	// blocking Wait, a wakeup does; the polls those completions ask to
+	// re-arm (a Modify cancelled them) are armed before it blocks again.
+	// Once a batch has made events, the rest is only what is queued
+	// already, and nothing is re-armed: a socket reported in this Wait
+	// would be reported twice.
+	filled, woken := 0, false
+	ms := waitMs(timeout)
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	for filled < len(events) {
+		if filled == 0 {
+			if err := d.arm(); err != nil {
+				return 0, err
+			}
+			if filled = d.reportGone(events); filled == len(events) {
+				break
+			}
+		}
+		if filled > 0 || woken {
+			ms = 0
+		}
+		es := d.entries[:min(len(d.entries), len(events)-filled)]
+		n, err := dequeue(d.port, es, ms)
+		if err != nil {
+			return filled, err
+		}
+		if n == 0 {
+			break
+		}
+		for _, e := range es[:n] {
+			if e.Overlapped == 0 {
+				d.wake.Drain()
+				woken = true
+				continue
+			}
+			if ev, ok := d.complete(int32(e.Overlapped-1), windows.NTStatus(uint32(e.Internal))); ok {
+				events[filled] = ev
+				filled++
+			}
+		}
+		if timeout > 0 && filled == 0 && !woken {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			ms = waitMs(left)
+		}
+	}
+	return filled, nil
+}
+
+// arm submits a poll for every queued registration that wants one and has
+// none pending. A socket AFD no longer knows under its handle (closed;
+// or closed and its handle reused by something else than a socket) is
+// reported Closed by this Wait.
+func (d *Driver) arm() error {
+	for i, id := range d.queue {
+		s := &d.slots[id]
+		s.queued = false
+		if !s.live || s.in == 0 || s.state != idle {
+			continue
+		}
+		ev := events(s.in)
+		switch st := submit(d.helpers[s.helper].h, d.op(id), s.base, ev, uintptr(id)+1); st {
+		case windows.STATUS_PENDING, windows.STATUS_SUCCESS:
+			s.state, s.asked = polling, ev
+			d.pending++
+		case windows.STATUS_INVALID_HANDLE, windows.STATUS_OBJECT_TYPE_MISMATCH:
+			d.gone = append(d.gone, id)
+		default:
+			// The ones not armed yet stay queued for the next Wait.
+			s.queued = true
+			d.queue = d.queue[:copy(d.queue, d.queue[i:])]
+			return fmt.Errorf("afd: poll fd %d: %w", s.fd, os.NewSyscallError("NtDeviceIoControlFile", st))
+		}
+	}
+	d.queue = d.queue[:0]
+	return nil
+}
+
+// reportGone reports the sockets arm found gone, Closed, and forgets them.
+func (d *Driver) reportGone(events []driver.Event) int {
+	n, i := 0, 0
+	for ; i < len(d.gone) && n < len(events); i++ {
+		id := d.gone[i]
+		if s := &d.slots[id]; s.live {
+			events[n] = driver.Event{Token: s.tok, Closed: true}
+			n++
+			d.forget(id)
+		}
+	}
+	d.gone = d.gone[:copy(d.gone, d.gone[i:])]
+	return n
+}
+
+// complete handles the completion of slot id's poll, and returns the event
+// it makes, if any. A completion is for the slot's one pending poll: a
+// slot is not reused before it.
+func (d *Driver) complete(id int32, status windows.NTStatus) (driver.Event, bool) {
+	s := &d.slots[id]
+	d.pending--
+	s.state, s.asked = idle, 0
+	if !s.live {
+		d.release(id)
+		return driver.Event{}, false
+	}
+	var got uint32
+	switch {
+	case status == windows.STATUS_CANCELLED:
+	case status&0xc0000000 == 0xc0000000:
+		// The request itself failed: an error condition of the socket's.
+		got = pollAbort
+	case d.op(id).info.N >= 1:
+		got = d.op(id).info.Handles[0].Events
+	}
+	if got&pollLocalClose != 0 {
+		ev := driver.Event{Token: s.tok, Closed: true}
+		d.forget(id)
+		return ev, true
+	}
+	d.enqueue(id) // level-triggered; or armed anew after a cancel
+	if ready := readiness(got, s.in); ready != 0 {
+		return driver.Event{Token: s.tok, Ready: ready}, true
+	}
+	// Cancelled, or events no longer asked for (a Modify raced them).
+	return driver.Event{}, false
+}
+
+// events are the AFD events that make in ready. A reset and a failed
+// connect are asked for whatever the interest, and the socket's last close.
+func events(in driver.Interest) uint32 {
+	ev := uint32(pollAbort | pollConnectFail | pollLocalClose)
+	if in&driver.Read != 0 {
+		ev |= pollReceive | pollReceiveExpedited | pollAccept | pollDisconnect
+	}
+	if in&driver.Write != 0 {
+		ev |= pollSend
+	}
+	return ev
+}
+
+// readiness maps AFD's events onto the registered interest. A reset or a
+// failed connect is an error condition: it makes every registered interest
+// ready, as POLLERR and POLLHUP do for poll(2). The peer's shutdown
+// (DISCONNECT, a FIN) makes the socket readable (end of file), not
+// writable: it may still take data, or still be full.
+func readiness(ev uint32, in driver.Interest) driver.Interest {
+	if ev&(pollAbort|pollConnectFail) != 0 {
+		return in
+	}
+	var ready driver.Interest
+	if ev&(pollReceive|pollReceiveExpedited|pollAccept|pollDisconnect) != 0 {
+		ready |= driver.Read
+	}
+	if ev&pollSend != 0 {
+		ready |= driver.Write
+	}
+	return ready & in
+}
+
+// closeDrainFor bounds how long Close waits for the completions of the
+// polls its closing of the AFD handles cancelled; they come at once.
+const closeDrainFor = 5 * time.Second
+
+// drain dequeues completions until none is pending or the time is up, and
+// returns how many are still pending.
+func (d *Driver) drain(limit time.Duration) int {
+	deadline := time.Now().Add(limit)
+	for d.pending > 0 {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		n, err := dequeue(d.port, d.entries, waitMs(left))
+		if err != nil {
+			break
+		}
+		for _, e := range d.entries[:n] {
+			if e.Overlapped != 0 {
+				d.pending--
+			}
+		}
+	}
+	return d.pending
+}

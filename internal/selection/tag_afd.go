@@ -1,0 +1,5 @@
+//go:build eventloop_afd
+
+package selection
+
+const at_most_one_eventloop_driver_build_tag = "afd"
