@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix || windows
 
 package httpserver
 
@@ -198,8 +198,13 @@ func TestShutdown(t *testing.T) {
 		if bodyString(t, resp) != "Hello, World!" || !resp.Close {
 			t.Errorf("in-flight response: close %v", resp.Close)
 		}
-		if err := <-shut; err != nil {
-			t.Errorf("Shutdown: %v", err)
+		select {
+		case err := <-shut:
+			if err != nil {
+				t.Errorf("Shutdown: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Shutdown has not returned 10 s after the last request ended")
 		}
 		if ok, why := busy.closed(5 * time.Second); !ok {
 			t.Errorf("busy connection after its response: %s", why)
