@@ -213,7 +213,7 @@ func TestWatchdogAcrossRuns(t *testing.T) {
 	var r reports
 	l := newWatchedLoop(t, &r)
 	for range 3 {
-		l.Defer(func(core.CallbackID) { time.Sleep(2 * wdThreshold) })
+		l.Defer(func(core.CallbackID) { time.Sleep(wdBlock) }) // well past the threshold, on a loaded machine too
 		require.NoError(t, l.Run())
 		time.Sleep(3 * wdThreshold) // long enough for it to park
 	}
