@@ -291,10 +291,12 @@ func dcTwoThousandSocketpairs(t *testing.T, d core.Driver) {
 	}
 	ready := func(want ...int) {
 		t.Helper()
+		var toks []core.Token
 		for _, i := range want {
 			dcWrite(t, peers[i], "x")
+			toks = append(toks, core.Token(i))
 		}
-		evs := dcEvents(t, d, time.Second)
+		evs := dcEventsOfReady(t, d, time.Second, toks...)
 		if len(evs) != len(want) {
 			t.Fatalf("Wait reported %v, want exactly the tokens %v", evs, want)
 		}

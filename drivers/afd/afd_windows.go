@@ -33,6 +33,7 @@ type Driver struct {
 
 	wake   waker.Waker
 	closed atomic.Bool // read by Wakeup on other goroutines
+	wine   bool        // running under Wine (lag_windows.go)
 }
 
 // groupSize is how many sockets share an AFD handle, as in wepoll and mio:
@@ -84,7 +85,7 @@ func New() (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("afd: %w", err)
 	}
-	d := &Driver{port: port, index: make(map[int]int32), entries: make([]entry, 256)}
+	d := &Driver{port: port, index: make(map[int]int32), entries: make([]entry, 256), wine: underWine()}
 	if _, err := d.helperWithRoom(); err != nil {
 		windows.CloseHandle(port)
 		return nil, fmt.Errorf("afd: %w", err)
