@@ -51,6 +51,30 @@ expect_fail() {
 	cell "$name" bash -c '! "$@" >"$0" 2>&1 && grep -q -- "'"$pattern"'" "$0"' "$logdir/expect.out" "$@"
 }
 
+# Windows under Wine (ci/install-wine.sh sets it up): wine64, its prefix
+# with the stand-in DLL Go's runtime needs at start-up, and MinGW's gcc,
+# which -race needs (the race runtime for windows is linked through cgo).
+wine=/usr/lib/wine/wine64
+wine_prefix=${EVENTLOOP_WINEPREFIX:-$HOME/.cache/eventloop-wine}
+have_wine() {
+	[ -x "$wine" ] && command -v x86_64-w64-mingw32-gcc >/dev/null &&
+		[ -f "$wine_prefix/drive_c/windows/system32/bcryptprimitives.dll" ]
+}
+# on_wine CMD...: CMD with the go command building for windows/amd64 (cgo
+# through MinGW) and Wine set up to run what it builds.
+on_wine() {
+	env WINEPREFIX="$wine_prefix" WINEDEBUG=-all GOOS=windows GOARCH=amd64 \
+		CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc "$@"
+}
+# drivers_on_wine: `eventloop drivers`, built for windows, lists both
+# Windows drivers and picks afd.
+drivers_on_wine() {
+	on_wine go build -race -o "$logdir/eventloop.exe" ./cmd/eventloop || return 1
+	local out
+	out=$(on_wine "$wine" "$logdir/eventloop.exe" drivers 2>&1)
+	echo "$out"
+	echo "$out" | grep -q '^drivers:  afd, stream ' && echo "$out" | grep -q '^New():    afd, because'
+}
 gofmt_clean() { test -z "$(gofmt -l . | tee /dev/stderr)"; }
 have_libkqueue() { pkg-config --exists libkqueue; }
 # drivers_without_core: the drivers and their helpers import the seam
@@ -165,6 +189,31 @@ cell "smoke: eventloop bench --quick" go run ./cmd/eventloop bench --quick
 cell "smoke: eventloop bench --net --quick" go run ./cmd/eventloop bench --net --quick
 cell "smoke: eventloop bench --http --quick" go run ./cmd/eventloop bench --http --quick
 cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
+
+# Windows under Wine: the tests of every package built for windows/amd64
+# and run by wine64 (go test -exec), with -race: the conformance suite once
+# per Windows driver, the rest in one cell (socket and httpserver, which
+# run every Windows driver, have cells of their own above); then the tags
+# and what `eventloop drivers` says. One cell after the other: Wine's
+# server completes socket polls when it gets round to it, and a loaded
+# machine shows in the timing cases.
+if have_wine; then
+	win_rest=$(GOOS=windows go list ./... | grep -v -x -e '.*/drivers/afd' -e '.*/drivers/stream' -e '.*/socket' -e '.*/httpserver')
+	for d in afd stream; do
+		cell "wine: conformance -race driver=$d" at_least 100 \
+			on_wine go test -race -count=1 -v -exec "$wine" ./drivers/$d/
+	done
+	# shellcheck disable=SC2086
+	cell "wine: test -race every other package" on_wine go test -race -count=1 -v -exec "$wine" $win_rest
+	for t in afd stream; do
+		cell "wine: tag eventloop_$t picks $t" passes TestTagPicksDriver \
+			on_wine env EVENTLOOP_EXPECT_DRIVER=$t go test -race -count=1 -v -tags eventloop_$t \
+			-exec "$wine" -run '^TestTagPicksDriver$' .
+	done
+	cell "wine: eventloop drivers picks afd" drivers_on_wine
+else
+	cell "Windows under Wine: no wine64, prefix or MinGW (bash ci/install-wine.sh)" false
+fi
 
 if [ "$mode" != quick ]; then
 	# The cross-vets compile the standard library once per target: run two
