@@ -179,3 +179,22 @@ func TestModifiedPollIsArmedInTheSameWait(t *testing.T) {
 		t.Fatalf("Wait took %v to report a socket writable all along", took)
 	}
 }
+
+// Registrations made and dropped between two Waits (a loop that never
+// waits) do not pile up in the queue of polls to arm: a slot reused while
+// queued is queued once.
+func TestQueueStaysShortWithoutWaits(t *testing.T) {
+	d := newDriver(t)
+	a, _ := pair(t)
+	for range 1000 {
+		if err := d.Register(a, 1, driver.Read); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Deregister(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(d.queue) > 1 {
+		t.Fatalf("%d entries queued after 1000 Register+Deregister of one socket, want at most 1", len(d.queue))
+	}
+}

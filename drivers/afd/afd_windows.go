@@ -126,7 +126,8 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err != nil {
 		return fmt.Errorf("afd: register fd %d: %w", fd, err)
 	}
-	d.slots[id] = slot{fd: fd, base: base, helper: hi, tok: tok, in: in & (driver.Read | driver.Write), live: true}
+	d.slots[id] = slot{fd: fd, base: base, helper: hi, tok: tok, in: in & (driver.Read | driver.Write), live: true,
+		queued: d.slots[id].queued}
 	d.helpers[hi].users++
 	d.index[fd] = id
 	d.enqueue(id)
@@ -251,8 +252,10 @@ func (d *Driver) forget(id int32) {
 	d.closeIfUnused(hi)
 }
 
+// release makes slot id free. One still in the queue stays marked so, so
+// that its next registration is not queued twice.
 func (d *Driver) release(id int32) {
-	d.slots[id] = slot{}
+	d.slots[id] = slot{queued: d.slots[id].queued}
 	d.free = append(d.free, id)
 }
 
