@@ -57,11 +57,16 @@
 // it on a real Windows the day the project is hosted. Wine implements AFD
 // polls itself, over the host's sockets, and so cannot show:
 //
-//   - Windows' own AFD: its timing (Wine's server completes a poll when its
-//     epoll says so, Windows from the socket's receive path), its status
-//     codes where Wine's differ (the one known is handled above), and the
-//     cost of many pending polls on one AFD handle that the groups of 32
-//     are for.
+//   - Windows' own AFD: its timing, its status codes where Wine's differ
+//     (the one known is handled above), and the cost of many pending polls
+//     on one AFD handle that the groups of 32 are for. Wine's server hands
+//     a poll's result to the thread that submitted it, as an APC, and the
+//     completion is queued once that thread has run it, which on a loaded
+//     machine can be milliseconds after the socket became ready: under
+//     Wine the driver says so (ReadinessLag, 200 ms), and the two
+//     conformance cases that make sockets ready and expect one Wait to
+//     report them all accept the Waits of that long. Windows' AFD queues
+//     the completion itself, and there the lag is 0.
 //   - Layered service providers: a socket of one is polled through its
 //     base provider's handle (SIO_BASE_HANDLE, asked only when
 //     SO_PROTOCOL_INFOW names a protocol chain); Wine has none.
