@@ -55,3 +55,40 @@ func TestOpenPipeUnsupported(t *testing.T) {
 		t.Fatalf("OpenPipe: %v, want an error matching errors.ErrUnsupported", err)
 	}
 }
+
+// A send that would block is a wakeup only if the read end has something
+// to read (a full buffer): Wine answers WSAEWOULDBLOCK now and then with a
+// byte or two in the buffer, and taking that for a wakeup left the pending
+// flag set with nothing to read: every later Wakeup coalesced into it, and
+// the loop slept on. Here the write end is another, full socket, so every
+// send would block while the read end stays empty.
+func TestWouldBlockWithNothingToReadIsNoWakeup(t *testing.T) {
+	var w Waker
+	if err := w.Open(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	x, y, err := winsock.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer winsock.Close(x)
+	defer winsock.Close(y)
+	buf := make([]byte, 64<<10)
+	for _, size := range []int{len(buf), 1} {
+		for {
+			if _, err := winsock.Send(x, buf[:size]); err != nil {
+				break
+			}
+		}
+	}
+	good := w.w
+	w.w = int(x)
+	if err := w.Wakeup(); !errors.Is(err, windows.WSAEWOULDBLOCK) {
+		t.Fatalf("Wakeup whose send would block, nothing to read: %v, want an error matching WSAEWOULDBLOCK", err)
+	}
+	w.w = good
+	if err := w.Wakeup(); err != nil || !readable(t, w.Fd()) {
+		t.Fatalf("the Wakeup after it: %v, readable %v; want nil, true (the pending flag was left set)", err, readable(t, w.Fd()))
+	}
+}
