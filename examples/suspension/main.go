@@ -2,7 +2,8 @@
 
 // Command suspension shows a fiber written in blocking style on a
 // non-blocking socket: it suspends until the socket is readable, while a
-// timer on the same loop writes to the other end.
+// timer on the same loop writes to the other end. It is built on Unix
+// only: its socket is one end of a socketpair(2), which Winsock lacks.
 //
 //	go run ./examples/suspension
 //	EVENTLOOP_DRIVER=stream go run ./examples/suspension
