@@ -159,19 +159,13 @@ if have_libkqueue; then
 else
 	cell "httpserver driver=kqueue: libkqueue missing" false
 fi
-# Packages socket and httpserver on windows/amd64 under Wine (have_wine
-# and on_wine above; the Windows block below reports what is missing):
-# every case, each Windows driver named so that none can vanish. On
-# stream the loop can miss a wakeup under Wine: it sleeps in WSAPoll on
-# its waker alone while the waker's pending flag stays set, so a Post
-# never runs (TestNetConn hung so in 3 runs of 42 with -race on a loaded
-# machine, more rarely without); until that is fixed socket runs there
-# without -race, and on afd with it.
+# Packages socket and httpserver on windows/amd64 under Wine with -race
+# (have_wine and on_wine above; the Windows block below reports what is
+# missing): every case on every Windows driver, each named so that none
+# can vanish.
 if have_wine; then
-	cell "wine: socket -race driver=afd" passes 'TestNetConn/afd' \
-		on_wine env EVENTLOOP_DRIVER=afd go test -race -count=1 -v -exec "$wine" ./socket/
-	cell "wine: socket driver=stream" passes 'TestNetConn/stream' \
-		on_wine env EVENTLOOP_DRIVER=stream go test -count=1 -v -exec "$wine" ./socket/
+	cell "wine: socket -race (every driver)" passes 'TestNetConn/afd' passes 'TestNetConn/stream' \
+		on_wine go test -race -count=1 -v -exec "$wine" ./socket/
 	cell "wine: httpserver -race (every driver)" passes 'TestWatchSeesClientGo/afd' \
 		passes 'TestWatchSeesClientGo/stream' on_wine go test -race -count=1 -v -exec "$wine" ./httpserver/
 fi
