@@ -5,6 +5,7 @@ package socket
 import (
 	"errors"
 	"os"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -59,7 +60,10 @@ func newLoop(t *testing.T, name string) *core.Loop {
 // watchdog panics (with every goroutine's stack) if the test runs past d.
 func watchdog(t *testing.T, d time.Duration) {
 	t.Helper()
-	timer := time.AfterFunc(d, func() { panic("test " + t.Name() + " timed out") })
+	timer := time.AfterFunc(d, func() {
+		debug.SetTraceback("all") // a panic prints its own goroutine only
+		panic("test " + t.Name() + " timed out")
+	})
 	t.Cleanup(func() { timer.Stop() })
 }
 
