@@ -41,7 +41,7 @@ type conn struct {
 	werr       error // the first write error
 	closeWrite bool  // request body left on the wire: half-close, then wait a little
 
-	watch       core.CallbackID // client-gone watch (watch_unix.go)
+	watch       core.CallbackID // client-gone watch (watch_unix.go, watch_windows.go)
 	watchWanted bool            // start it once the request body is read
 
 	// The request's header as it came, for the one check that

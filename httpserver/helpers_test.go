@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,7 +59,10 @@ func eachDriver(t *testing.T, f func(t *testing.T, l *core.Loop)) {
 // watchdog panics (with every goroutine's stack) if the test runs past d.
 func watchdog(t *testing.T, d time.Duration) {
 	t.Helper()
-	timer := time.AfterFunc(d, func() { panic("test " + t.Name() + " timed out") })
+	timer := time.AfterFunc(d, func() {
+		debug.SetTraceback("all") // a panic prints its own goroutine only
+		panic("test " + t.Name() + " timed out")
+	})
 	t.Cleanup(func() { timer.Stop() })
 }
 
