@@ -6,19 +6,17 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/revoltgo/eventloop/internal/fdlimit"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -69,7 +67,7 @@ func TestIdleKeepAlive(t *testing.T) {
 }
 
 func idleClient(t *testing.T, driver string) {
-	raiseNOFILE(t, idleConns+idleSpareFDs)
+	fdlimit.Raise(t, idleConns+idleSpareFDs)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIdleServerHelper$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), idleEnvDriver+"="+driver)
 	stdout, err := cmd.StdoutPipe()
@@ -203,10 +201,10 @@ func TestIdleServerHelper(t *testing.T) {
 		return
 	}
 	conns := idleConns
-	raiseNOFILE(t, idleConns+idleSpareFDs)
+	fdlimit.Raise(t, idleConns+idleSpareFDs)
 	if driver == "netpoll" {
 		// It dups every fd it watches: two descriptors a connection.
-		conns = min(conns, int((raiseNOFILEMax(t, 2*idleConns+idleSpareFDs)-idleSpareFDs)/2))
+		conns = min(conns, int((fdlimit.RaiseMax(t, 2*idleConns+idleSpareFDs)-idleSpareFDs)/2))
 	}
 	l, err := eventloop.NewWithDriver(driver)
 	if err != nil {
@@ -261,82 +259,4 @@ func TestIdleServerHelper(t *testing.T) {
 	if closed != conns {
 		t.Fatalf("%d connections ended, want %d", closed, conns)
 	}
-}
-
-// raiseNOFILE makes room for need descriptors, as package socket's test
-// does; it fails the test where the hard limit cannot be raised so far.
-func raiseNOFILE(t *testing.T, need uint64) {
-	t.Helper()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
-	cur, hard := rlimitField(&lim.Cur).Uint(), rlimitField(&lim.Max).Uint()
-	if cur >= need {
-		return
-	}
-	set := func(c, m uint64) error {
-		l := lim
-		rlimitField(&l.Cur).set(c)
-		rlimitField(&l.Max).set(m)
-		return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
-	if hard < need {
-		if err := set(need, need); err != nil {
-			t.Fatalf("this test needs %d descriptors and the hard limit of open files is %d, which this process may not raise (%v)", need, hard, err)
-		}
-		return
-	}
-	if err := set(hard, hard); err != nil {
-		t.Fatalf("setrlimit RLIMIT_NOFILE to %d: %v", hard, err)
-	}
-}
-
-// raiseNOFILEMax raises the limit of open files towards want, as far as
-// the process may, and returns it.
-func raiseNOFILEMax(t *testing.T, want uint64) uint64 {
-	t.Helper()
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
-	if hard := rlimitField(&lim.Max).Uint(); hard < want {
-		l := lim
-		rlimitField(&l.Cur).set(want)
-		rlimitField(&l.Max).set(want)
-		if syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l) == nil {
-			return want
-		}
-		want = hard
-	}
-	l := lim
-	rlimitField(&l.Cur).set(want)
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		t.Fatalf("setrlimit RLIMIT_NOFILE to %d: %v", want, err)
-	}
-	return want
-}
-
-// rlimitValue is a field of syscall.Rlimit, an int64 on some systems and
-// a uint64 on others.
-type rlimitValue struct{ v reflect.Value }
-
-func rlimitField[T any](p *T) rlimitValue { return rlimitValue{reflect.ValueOf(p).Elem()} }
-
-func (r rlimitValue) Uint() uint64 {
-	if r.v.CanUint() {
-		return r.v.Uint()
-	}
-	if n := r.v.Int(); n >= 0 {
-		return uint64(n)
-	}
-	return math.MaxUint64
-}
-
-func (r rlimitValue) set(n uint64) {
-	if r.v.CanUint() {
-		r.v.SetUint(n)
-		return
-	}
-	r.v.SetInt(int64(min(n, math.MaxInt64)))
 }
