@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -399,24 +398,11 @@ func ourHTTPServers(cfg httpConfig) []httpServer {
 // httpProc is a server process; its stdout lines "allocs N B" answer
 // SIGUSR1, the rest go to its tail.
 type httpProc struct {
-	cmd    *exec.Cmd
-	addr   string
-	out    *tailBuffer
+	*runningServer
 	allocc chan allocCount
-	done   chan struct{}
-	err    error
 }
 
 type allocCount struct{ objects, bytes uint64 }
-
-func (p *httpProc) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
 
 // allocs asks the server for its allocations so far.
 func (p *httpProc) allocs() (allocCount, error) {
@@ -438,103 +424,46 @@ func (p *httpProc) allocs() (allocCount, error) {
 }
 
 // startHTTPServer starts s on a free loopback port and waits until it
-// answers GET / with 200 (three tries, as startServer).
+// answers GET / with 200 (see startProc).
 func startHTTPServer(cfg httpConfig, s httpServer) (*httpProc, error) {
-	var err error
-	for range 3 {
-		var p *httpProc
-		p, err = startHTTPServerOnce(cfg, s)
-		if err == nil || p == nil {
-			return p, err
-		}
-		if !p.exited() {
-			return nil, errors.Join(err, p.stop())
-		}
+	p := &httpProc{allocc: make(chan allocCount, 1)}
+	srv, err := startProc(procStart{
+		argv: s.argv, env: s.env, started: cfg.started,
+		probe: probeHTTP, probeWhat: "no answer", ready: serverReadyTimeout,
+		line: p.takeAllocs,
+	})
+	p.runningServer = srv
+	if srv == nil {
+		return nil, err
 	}
-	return nil, err
+	return p, err
 }
 
-func startHTTPServerOnce(cfg httpConfig, s httpServer) (*httpProc, error) {
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
-	}
-	argv := s.argv(addr)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), s.env...)
-	out := &tailBuffer{}
-	cmd.Stderr = out
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	if cfg.started != nil {
-		cfg.started(cmd.Process.Pid)
-	}
-	p := &httpProc{cmd: cmd, addr: addr, out: out, allocc: make(chan allocCount, 1), done: make(chan struct{})}
-	lines := make(chan struct{})
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var a allocCount
-			if _, err := fmt.Sscanf(sc.Text(), "allocs %d %d", &a.objects, &a.bytes); err == nil {
-				select {
-				case p.allocc <- a:
-				default:
-				}
-				continue
-			}
-			fmt.Fprintln(out, sc.Text())
-		}
-	}()
-	go func() {
-		<-lines
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	cl := &http.Client{Timeout: time.Second}
-	defer cl.CloseIdleConnections()
-	for deadline := time.Now().Add(serverReadyTimeout); ; {
-		resp, perr := cl.Get("http://" + addr + "/")
-		if perr == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				perr = fmt.Errorf("GET /: %s", resp.Status)
-			}
-		}
-		if p.exited() {
-			return p, fmt.Errorf("exited before serving (%v): %s", p.err, oneLine(out.String()))
-		}
-		if perr == nil {
-			return p, nil
-		}
-		if time.Now().After(deadline) {
-			return p, fmt.Errorf("no answer on %s after %v: %v: %s", addr, serverReadyTimeout, perr, oneLine(out.String()))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// stop ends the server with SIGTERM, or SIGKILL after serverStopTimeout.
-func (p *httpProc) stop() error {
-	if p.exited() {
-		return fmt.Errorf("had exited before its stop (%v): %s", p.err, oneLine(p.out.String()))
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		p.cmd.Process.Kill()
+// takeAllocs takes a line "allocs N B" of the server's output.
+func (p *httpProc) takeAllocs(line string) bool {
+	var a allocCount
+	if _, err := fmt.Sscanf(line, "allocs %d %d", &a.objects, &a.bytes); err != nil {
+		return false
 	}
 	select {
-	case <-p.done:
-		return nil
-	case <-time.After(serverStopTimeout):
-		p.cmd.Process.Kill()
-		<-p.done
-		return fmt.Errorf("still running %v after SIGTERM: killed", serverStopTimeout)
+	case p.allocc <- a:
+	default:
 	}
+	return true
+}
+
+// probeHTTP checks that GET / on addr answers 200.
+func probeHTTP(addr string) error {
+	cl := &http.Client{Timeout: time.Second}
+	defer cl.CloseIdleConnections()
+	resp, err := cl.Get("http://" + addr + "/")
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("GET /: %s", resp.Status)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -49,54 +50,95 @@ func (s *runningServer) exited() bool {
 	}
 }
 
-// startServer starts s on a free loopback port and waits until it echoes.
-// The port is the kernel's pick for a socket bound to port 0 and closed at
-// once, so another process may take it in between: a server that exits
-// before it answers (it could not bind) is tried again on a new port, three
-// times in all.
+// startServer starts s on a free loopback port and waits until it echoes
+// (see startProc).
 func startServer(cfg netConfig, s netServer) (*runningServer, error) {
+	return startProc(procStart{
+		argv: s.argv, env: s.env, started: cfg.started,
+		probe: probeEcho, probeWhat: "no echo",
+		ready: cmp.Or(cfg.readyTimeout, serverReadyTimeout),
+	})
+}
+
+// procStart says how to start a server process (of bench --net or
+// --http) and how to tell that it serves.
+type procStart struct {
+	argv    func(addr string) []string
+	env     []string
+	started func(pid int) // told the pid, if not nil
+	// probe succeeds once the server at addr serves; probeWhat names its
+	// failure in the error.
+	probe     func(addr string) error
+	probeWhat string
+	ready     time.Duration
+	// line, if not nil, sees each line of the server's standard output; the
+	// lines it does not take go to the tail kept for error messages.
+	line func(string) bool
+}
+
+// startProc starts a server on a free loopback port and waits until it
+// serves. The port is the kernel's pick for a socket bound to port 0 and
+// closed at once, so another process may take it in between: a server
+// that exits before it serves (it could not bind) is tried again on a new
+// port, three times in all.
+func startProc(st procStart) (*runningServer, error) {
 	var err error
 	for range 3 {
 		var srv *runningServer
-		srv, err = startServerOnce(cfg, s)
+		srv, err = startProcOnce(st)
 		if err == nil || srv == nil {
 			return srv, err
 		}
 		if !srv.exited() {
-			// Running but not answering: trying again would not help.
+			// Running but not serving: trying again would not help.
 			return nil, errors.Join(err, srv.stop())
 		}
 	}
 	return nil, err
 }
 
-// startServerOnce returns the server, started, with an error if it is not
+// startProcOnce returns the server, started, with an error if it is not
 // serving; the caller stops it then.
-func startServerOnce(cfg netConfig, s netServer) (*runningServer, error) {
+func startProcOnce(st procStart) (*runningServer, error) {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
-	argv := s.argv(addr)
+	argv := st.argv(addr)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), s.env...)
+	cmd.Env = append(os.Environ(), st.env...)
 	out := &tailBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
+	var stdout io.Reader
+	if st.line != nil {
+		cmd.Stdout = nil
+		if stdout, err = cmd.StdoutPipe(); err != nil {
+			return nil, err
+		}
+	}
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	if cfg.started != nil {
-		cfg.started(cmd.Process.Pid)
+	if st.started != nil {
+		st.started(cmd.Process.Pid)
 	}
 	srv := &runningServer{cmd: cmd, addr: addr, out: out, done: make(chan struct{})}
 	go func() {
+		if stdout != nil {
+			// Wait closes the pipe: read it to its end first.
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if !st.line(sc.Text()) {
+					fmt.Fprintln(out, sc.Text())
+				}
+			}
+		}
 		srv.err = cmd.Wait()
 		close(srv.done)
 	}()
-	wait := cmp.Or(cfg.readyTimeout, serverReadyTimeout)
-	for deadline := time.Now().Add(wait); ; {
-		perr := probeEcho(addr)
+	for deadline := time.Now().Add(st.ready); ; {
+		perr := st.probe(addr)
 		if srv.exited() {
 			return srv, fmt.Errorf("exited before serving (%v): %s", srv.err, oneLine(out.String()))
 		}
@@ -104,7 +146,7 @@ func startServerOnce(cfg netConfig, s netServer) (*runningServer, error) {
 			return srv, nil
 		}
 		if time.Now().After(deadline) {
-			return srv, fmt.Errorf("no echo on %s after %v: %v: %s", addr, wait, perr, oneLine(out.String()))
+			return srv, fmt.Errorf("%s on %s after %v: %v: %s", st.probeWhat, addr, st.ready, perr, oneLine(out.String()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
