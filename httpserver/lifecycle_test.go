@@ -258,16 +258,19 @@ func TestShutdownFromHandler(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		got := make(chan error, 1)
 		shutting := make(chan struct{})
-		var ts *testServer
-		ts = serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The handler names the Server, not the testServer, which is
+		// assigned on the test's goroutine after serving began.
+		srv := &Server{}
+		srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/shutdown" {
 				hello(w, r)
 				return
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			got <- ts.srv.Shutdown(ctx)
-		})})
+			got <- srv.Shutdown(ctx)
+		})
+		ts := serve(t, l, srv)
 		ts.srv.RegisterOnShutdown(func() { close(shutting) })
 		other := dialRaw(t, ts.addr)
 		c := dialRaw(t, ts.addr)
