@@ -41,8 +41,9 @@ const (
 	// -race, so a leak of a few dozen bytes per operation passes the bound
 	// in the default 2 s, and one of a byte in a minute.
 	soakHeapSlack = 8 << 20
-	// soakGrace is how long the workload may take to wind down after its
-	// duration before the watchdog stops the loop and fails the test.
+	// soakGrace is how long after its duration the workload may take to
+	// make progress in every part and wind down before the watchdog stops
+	// the loop and fails the test.
 	soakGrace = 30 * time.Second
 	// soakSettle bounds the wait for goroutines that were told to end (an
 	// Await goroutine after its Post) to be gone before they are counted.
@@ -50,7 +51,8 @@ const (
 )
 
 // soak runs a mixed workload on one loop over a driver from newDriver for
-// d and fails t if anything was lost or leaked. The workload, all at once:
+// d, and beyond d until every part of it has made progress, and fails t if
+// anything was lost or leaked. The workload, all at once:
 // delays armed, cancelled, disabled and re-enabled in random order and
 // repeats that cancel themselves; socketpairs with data flowing both ways,
 // read by fibers suspended on OnReadable and by watchers enabled and
@@ -91,8 +93,8 @@ func soak(t *testing.T, newDriver func() (core.Driver, error), d time.Duration) 
 	r := soakRun(t, newDriver, d)
 	after := soakSettled(before)
 
-	t.Logf("warm-up %v: %s", warm, wr.counts)
-	t.Logf("soak %v, seed %d: %s", d, r.seed, r.counts)
+	t.Logf("warm-up %v (stop held back %d times): %s", warm, wr.holds, wr.counts)
+	t.Logf("soak %v (its stop held back %d times for a part without progress), seed %d: %s", d, r.holds, r.seed, r.counts)
 	t.Logf("loop: %+v", r.stats)
 	first, last := r.during[0], r.during[len(r.during)-1]
 	row := func(name string, f func(soakSample) string) {
@@ -180,6 +182,7 @@ type soakReport struct {
 	idle     soakSample   // the loop after one empty Run
 	during   []soakSample // taken on the loop while the workload runs
 	quiesced soakSample   // Run returned and the socketpairs closed; not yet Close
+	holds    int          // soakLoad.holds
 }
 
 // soakRun runs the workload for d on a fresh loop, checks its counters, and
@@ -226,7 +229,7 @@ func soakRun(t *testing.T, newDriver func() (core.Driver, error), d time.Duratio
 	}
 	r.stats, r.during = l.Stats(), w.samples
 	w.check(r.stats)
-	r.counts = w.c
+	r.counts, r.holds = w.c, w.holds
 	for _, fd := range w.fds {
 		if err := soakClose(fd); err != nil {
 			t.Errorf("close %d: %v", fd, err)
