@@ -83,27 +83,14 @@ func sysError(call string, errno syscall.Errno) error { return os.NewSyscallErro
 // wrapSyscall is os.NewSyscallError: nil for nil.
 func wrapSyscall(call string, err error) error { return os.NewSyscallError(call, err) }
 
-// sysRead is read(2) with its errno as a value, which compares without
-// the interface comparison an error would need.
-func sysRead(fd int, p []byte) (int, syscall.Errno) {
-	n, err := unix.Read(fd, p)
-	if err != nil {
-		return 0, err.(unix.Errno)
-	}
-	return n, 0
-}
-
-// sysWrite is write(2) likewise.
-func sysWrite(fd int, p []byte) (int, syscall.Errno) {
-	n, err := unix.Write(fd, p)
-	if err != nil {
-		return n, err.(unix.Errno)
-	}
-	return n, 0
-}
-
 // writeErr is write(2) for the callers that want an error.
-func writeErr(fd int, p []byte) (int, error) { return unix.Write(fd, p) }
+func writeErr(fd int, p []byte) (int, error) {
+	n, errno := sysWrite(fd, p)
+	if errno != 0 {
+		return n, errno
+	}
+	return n, nil
+}
 
 func sysClose(s int) error                         { return unix.Close(s) }
 func sysBind(s int, sa sockaddr) error             { return unix.Bind(s, sa) }

@@ -1,5 +1,0 @@
-//go:build !race
-
-package socket
-
-const raceEnabled = false
