@@ -20,7 +20,7 @@ import (
 type Driver struct {
 	epfd int
 	wake waker.Waker
-	regs map[int]reg
+	regs regTable
 	seq  uint32 // registrations so far, to number each one
 	// always holds the registrations marked always; while there is one,
 	// Wait does not block.
@@ -62,7 +62,7 @@ func New() (*Driver, error) {
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
 	}
-	d := &Driver{epfd: epfd, regs: make(map[int]reg), always: make(map[int]struct{})}
+	d := &Driver{epfd: epfd, always: make(map[int]struct{})}
 	if err := d.wake.Open(); err != nil {
 		unix.Close(epfd)
 		return nil, err

@@ -24,6 +24,34 @@ type reg struct {
 	// always: a file epoll refuses with EPERM (epoll_ctl(2), ERRORS:
 	// regular files, directories), reported ready as poll(2) does.
 	always bool
+	ok     bool // in the table
+}
+
+// regTable holds the registrations by fd number, in a slice that grows to
+// the highest number registered (an open fd: below RLIMIT_NOFILE). Wait
+// looks one up per event, and a map lookup there cost more than all the
+// rest Wait does for the event (callgrind: 73 instructions of 140).
+type regTable []reg
+
+func (t regTable) get(fd int) (reg, bool) {
+	if uint(fd) >= uint(len(t)) {
+		return reg{}, false
+	}
+	return t[fd], t[fd].ok
+}
+
+func (t *regTable) set(fd int, r reg) {
+	if fd >= len(*t) {
+		*t = append(*t, make([]reg, fd+1-len(*t)+len(*t)/2)...)
+	}
+	r.ok = true
+	(*t)[fd] = r
+}
+
+func (t regTable) del(fd int) {
+	if uint(fd) < uint(len(t)) {
+		t[fd] = reg{}
+	}
 }
 
 func (r *reg) inKernel() bool { return r.in != 0 && !r.always }
@@ -33,7 +61,7 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("register", fd); err != nil {
 		return err
 	}
-	if _, ok := d.regs[fd]; ok {
+	if _, ok := d.regs.get(fd); ok {
 		return fmt.Errorf("epoll: register fd %d: %w", fd, fs.ErrExist)
 	}
 	d.seq++
@@ -41,7 +69,7 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.apply(fd, reg{}, &r); err != nil {
 		return fmt.Errorf("epoll: register fd %d: %w", fd, err)
 	}
-	d.regs[fd] = r
+	d.regs.set(fd, r)
 	return nil
 }
 
@@ -51,7 +79,7 @@ func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	if err := d.check("modify", fd); err != nil {
 		return err
 	}
-	r, ok := d.regs[fd]
+	r, ok := d.regs.get(fd)
 	if !ok {
 		return fmt.Errorf("epoll: modify fd %d: %w", fd, fs.ErrNotExist)
 	}
@@ -60,12 +88,12 @@ func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	err := d.apply(fd, r, &next)
 	switch {
 	case gone(err):
-		delete(d.regs, fd)
+		d.regs.del(fd)
 		d.pending = append(d.pending, driver.Event{Token: tok, Closed: true})
 	case err != nil:
 		return fmt.Errorf("epoll: modify fd %d: %w", fd, err)
 	default:
-		d.regs[fd] = next
+		d.regs.set(fd, next)
 	}
 	return nil
 }
@@ -76,11 +104,11 @@ func (d *Driver) Deregister(fd int) error {
 	if err := d.check("deregister", fd); err != nil {
 		return err
 	}
-	r, ok := d.regs[fd]
+	r, ok := d.regs.get(fd)
 	if !ok {
 		return fmt.Errorf("epoll: deregister fd %d: %w", fd, fs.ErrNotExist)
 	}
-	delete(d.regs, fd)
+	d.regs.del(fd)
 	if err := d.apply(fd, r, &reg{}); err != nil && !gone(err) {
 		return fmt.Errorf("epoll: deregister fd %d: %w", fd, err)
 	}

@@ -41,7 +41,7 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 			d.wake.Drain()
 			continue
 		}
-		r, ok := d.regs[int(ev.Fd)]
+		r, ok := d.regs.get(int(ev.Fd))
 		if !ok || r.seq != uint32(ev.Pad) || !r.inKernel() {
 			stale = true
 		} else if ready := readiness(ev.Events) & r.in; ready != 0 {
@@ -100,7 +100,7 @@ func (d *Driver) reportAlways(events []driver.Event) int {
 		if n == len(events) {
 			break
 		}
-		r := d.regs[fd]
+		r, _ := d.regs.get(fd)
 		events[n] = driver.Event{Token: r.tok, Ready: r.in}
 		n++
 	}
@@ -126,7 +126,7 @@ func (d *Driver) rebuild() {
 		return
 	}
 	for fd, r := range d.regs {
-		if !r.inKernel() {
+		if !r.ok || !r.inKernel() {
 			continue
 		}
 		// Asked of the old instance first: an ADD to the new one would
@@ -136,7 +136,7 @@ func (d *Driver) rebuild() {
 			err = ctl(nfd, unix.EPOLL_CTL_ADD, fd, &r)
 		}
 		if gone(err) {
-			delete(d.regs, fd)
+			d.regs.del(fd)
 			d.pending = append(d.pending, driver.Event{Token: r.tok, Closed: true})
 		} else if err != nil {
 			return
