@@ -342,10 +342,20 @@ func (w *response) finish() {
 		bw.WriteString("\r\n")
 	}
 	bw.Flush()
-	if w.body != nil && !w.closeAfterReply {
-		// Full duplex, or a body read on after the header went: what the
-		// handler left must go before the next request is read.
-		if !w.body.sawEOF && !w.body.drain() {
+	// What the handler left of the body is read, up to a limit: on a
+	// connection kept it must go before the next request, and on one that
+	// closes, a close with input unread could reset the connection under
+	// the response. net/http's server reads it alike (closing the body
+	// reads it), and so waits, as this does, for a body that its client
+	// holds back for a 100 Continue never sent. Not read: a body that
+	// failed, one given up as too large, and one of known length from a
+	// client that said it closes (net/http reads none of them).
+	if b := w.body; b != nil && !b.sawEOF && !w.requestBodyLimitHit {
+		switch {
+		case b.failed:
+			w.closeAfterReply = true
+		case w.closeAfterReply && w.req.Close && w.req.ContentLength >= 0:
+		case w.req.ContentLength-b.n > maxPostHandlerReadBytes, !b.drain():
 			w.closeAfterReply = true
 			w.c.closeWrite = true
 		}
@@ -452,6 +462,13 @@ func (w *response) commit(p []byte) {
 			} else {
 				w.tooBig()
 			}
+		}
+		if b.sawEOF && !w.ecr {
+			// net/http's server closes the body it consumed here, so that
+			// a read after the header fails with ErrBodyReadAfterClose
+			// rather than seeing an end; it leaves a body behind 100
+			// Continue open.
+			b.closed = true
 		}
 		if w.requestBodyLimitHit {
 			keepConnHeader = false
