@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,9 +32,25 @@ func stdServe(t testing.TB, h http.Handler, configure func(*http.Server)) string
 	if configure != nil {
 		configure(srv)
 	}
+	// Close does not wait for the connections' goroutines, which may
+	// linger in closeWriteAndWait for half a second: counted here, so
+	// that the leak check after the last test does not find them.
+	var conns sync.WaitGroup
+	hook := srv.ConnState
+	srv.ConnState = func(c net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			conns.Done()
+		}
+		if hook != nil {
+			hook(c, s)
+		}
+	}
 	done := make(chan struct{})
 	go func() { srv.Serve(ln); close(done) }()
-	t.Cleanup(func() { srv.Close(); <-done })
+	t.Cleanup(func() { srv.Close(); <-done; conns.Wait() })
 	return ln.Addr().String()
 }
 

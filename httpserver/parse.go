@@ -19,16 +19,24 @@ import (
 // values' slices are cut from strs (made when there are more fields).
 // Anything else, errors included, it leaves to readRequest: it returns
 // false and has consumed nothing.
-func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) bool {
+//
+// It also does what the server does next to the request from
+// readRequest, for less: the Host field goes to r.Host only, never into
+// the map (the server deletes it from there), hadHost says whether there
+// was one, and every field name and value has been checked (the server
+// checks them again only for a request from readRequest). A map insert,
+// a delete, six lookups and a walk over the map fewer made a request
+// about a tenth cheaper (callgrind, wrk's request).
+func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) (ok, hadHost bool) {
 	buf, _ := br.Peek(br.Buffered())
 	end := bytes.Index(buf, crlfcrlf)
 	if end < 0 {
-		return false
+		return false, false
 	}
 	// Cheap checks before the string is made: the request line.
 	line := buf[:bytes.IndexByte(buf, '\n')+1]
 	if len(line) < len("GET / HTTP/1.1\r\n") || line[len(line)-2] != '\r' {
-		return false
+		return false, false
 	}
 	var minor int
 	switch string(line[len(line)-11:]) {
@@ -36,22 +44,22 @@ func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) boo
 		minor = 1
 	case " HTTP/1.0\r\n":
 	default:
-		return false
+		return false, false
 	}
 	s := string(buf[:end+2]) // the request line and the fields, each with its CRLF
 	sp := strings.IndexByte(s, ' ')
 	lineEnd := len(line) - 11
 	if sp <= 0 || sp >= lineEnd {
-		return false
+		return false, false
 	}
 	method, uri := s[:sp], s[sp+1:lineEnd]
 	if !validMethod(method) || method == "CONNECT" || method == "PRI" || !plainTarget(uri) {
-		return false
+		return false, false
 	}
 	*u = url.URL{Path: uri}
 	if q := strings.IndexByte(uri, '?'); q >= 0 {
 		if q == len(uri)-1 {
-			return false // ForceQuery: left to url.ParseRequestURI
+			return false, false // ForceQuery: left to url.ParseRequestURI
 		}
 		u.Path, u.RawQuery = uri[:q], uri[q+1:]
 	}
@@ -59,26 +67,40 @@ func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) boo
 	fields := s[len(line):]
 	n := strings.Count(fields, "\n")
 	h := make(http.Header, n)
+	var host string
+	var sawConn bool
 	if n > len(strs) {
 		strs = make([]string, n)
 	}
 	for len(fields) > 0 {
 		i := strings.IndexByte(fields, '\n')
 		if i < 1 || fields[i-1] != '\r' {
-			return false
+			return false, false
 		}
 		f := fields[:i-1]
 		fields = fields[i+1:]
 		colon := strings.IndexByte(f, ':')
 		if colon <= 0 {
-			return false
+			return false, false
 		}
 		k, v := f[:colon], trimOWS(f[colon+1:])
 		if !validFieldName(k) || !validFieldValue(v) {
-			return false
+			return false, false
 		}
 		if !isCanonical(k) {
 			k = http.CanonicalHeaderKey(k)
+		}
+		switch k {
+		case "Host":
+			if hadHost {
+				return false, false
+			}
+			hadHost, host = true, v
+			continue
+		case "Content-Length", "Transfer-Encoding", "Trailer", "Pragma":
+			return false, false
+		case "Connection":
+			sawConn = true
 		}
 		if vv := h[k]; vv == nil {
 			vv, strs = strs[:1:1], strs[1:]
@@ -88,13 +110,6 @@ func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) boo
 			h[k] = append(vv, v)
 		}
 	}
-	if h["Content-Length"] != nil || h["Transfer-Encoding"] != nil || h["Trailer"] != nil || h["Pragma"] != nil {
-		return false
-	}
-	hosts := h["Host"]
-	if len(hosts) > 1 {
-		return false
-	}
 	*r = http.Request{
 		Method:     method,
 		URL:        u,
@@ -103,17 +118,20 @@ func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) boo
 		ProtoMinor: minor,
 		Header:     h,
 		Body:       http.NoBody,
-		Host:       first(hosts),
+		Host:       host,
 		RequestURI: uri,
 	}
-	conn := h["Connection"]
+	var conn []string
+	if sawConn {
+		conn = h["Connection"]
+	}
 	if minor == 0 {
 		r.Close = hasToken(conn, "close") || !hasToken(conn, "keep-alive")
 	} else {
 		r.Close = hasToken(conn, "close")
 	}
 	br.Discard(end + 4)
-	return true
+	return true, hadHost
 }
 
 var crlfcrlf = []byte("\r\n\r\n")

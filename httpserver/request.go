@@ -45,8 +45,16 @@ func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 	}
 	var req *http.Request
 	var fast http.Request // on the stack: WithContext makes the request
-	if parseFast(c.br, &fast, &rs.url, rs.strs[:]) {
+	if ok, hadHost := parseFast(c.br, &fast, &rs.url, rs.strs[:]); ok {
 		req = fast.WithContext(&rs.ctx)
+		// parseFast checked the fields and kept Host out of the map; it
+		// takes HTTP/1.x only, and neither CONNECT nor PRI.
+		if req.ProtoMinor >= 1 && !hadHost {
+			return nil, badRequest("missing required Host header")
+		}
+		if hadHost && !validHost(req.Host) {
+			return nil, badRequest("malformed Host header")
+		}
 	} else {
 		c.startCapture()
 		r, err := readRequest(c.br)
@@ -58,40 +66,12 @@ func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 			return nil, err
 		}
 		req = r.WithContext(&rs.ctx)
-	}
-	if !http1ServerSupportsRequest(req) {
-		return nil, statusError{http.StatusHTTPVersionNotSupported, "unsupported protocol version"}
+		if err := c.checkRequest(req); err != nil {
+			return nil, err
+		}
 	}
 	c.lastMethod = req.Method
 	c.cr.remain = math.MaxInt64
-
-	hosts, haveHost := req.Header["Host"]
-	isH2Upgrade := req.Method == "PRI" && len(req.Header) == 0 && req.URL.Path == "*" && req.Proto == "HTTP/2.0"
-	if req.ProtoAtLeast(1, 1) && (!haveHost || len(hosts) == 0) && !isH2Upgrade && req.Method != "CONNECT" {
-		return nil, badRequest("missing required Host header")
-	}
-	if len(hosts) == 1 && !validHost(hosts[0]) {
-		return nil, badRequest("malformed Host header")
-	}
-	for k, vv := range req.Header {
-		if !validFieldName(k) {
-			return nil, badRequest("invalid header name")
-		}
-		for _, v := range vv {
-			if !validFieldValue(v) {
-				return nil, badRequest("invalid header value")
-			}
-		}
-	}
-	if len(req.TransferEncoding) > 0 && c.capturedContentLength() {
-		// http.ReadRequest lets Transfer-Encoding override Content-Length
-		// (RFC 9112 6.3); RFC 9112 also says such a message "ought to be
-		// handled as an error", being a way to smuggle requests past a
-		// proxy that frames it by the other header. Refused here.
-		return nil, badRequest("both Transfer-Encoding and Content-Length")
-	}
-	c.releaseCapture()
-	delete(req.Header, "Host")
 	req.RemoteAddr = c.remoteAddr
 
 	var whole time.Time
@@ -103,6 +83,43 @@ func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 		c.setWriteDeadline(time.Now().Add(d))
 	}
 	return req, nil
+}
+
+// checkRequest makes net/http's server's checks of a request that
+// http.ReadRequest took (parseFast's requests pass them by their shape),
+// and drops its Host field, which the server keeps in req.Host alone.
+func (c *conn) checkRequest(req *http.Request) error {
+	if !http1ServerSupportsRequest(req) {
+		return statusError{http.StatusHTTPVersionNotSupported, "unsupported protocol version"}
+	}
+	hosts, haveHost := req.Header["Host"]
+	isH2Upgrade := req.Method == "PRI" && len(req.Header) == 0 && req.URL.Path == "*" && req.Proto == "HTTP/2.0"
+	if req.ProtoAtLeast(1, 1) && (!haveHost || len(hosts) == 0) && !isH2Upgrade && req.Method != "CONNECT" {
+		return badRequest("missing required Host header")
+	}
+	if len(hosts) == 1 && !validHost(hosts[0]) {
+		return badRequest("malformed Host header")
+	}
+	for k, vv := range req.Header {
+		if !validFieldName(k) {
+			return badRequest("invalid header name")
+		}
+		for _, v := range vv {
+			if !validFieldValue(v) {
+				return badRequest("invalid header value")
+			}
+		}
+	}
+	if len(req.TransferEncoding) > 0 && c.capturedContentLength() {
+		// http.ReadRequest lets Transfer-Encoding override Content-Length
+		// (RFC 9112 6.3); RFC 9112 also says such a message "ought to be
+		// handled as an error", being a way to smuggle requests past a
+		// proxy that frames it by the other header. Refused here.
+		return badRequest("both Transfer-Encoding and Content-Length")
+	}
+	c.releaseCapture()
+	delete(req.Header, "Host")
+	return nil
 }
 
 // readRequest is http.ReadRequest before it drops the Host field: what
