@@ -60,6 +60,16 @@ have_wine() {
 	[ -x "$wine" ] && command -v x86_64-w64-mingw32-gcc >/dev/null &&
 		[ -f "$wine_prefix/drive_c/windows/system32/bcryptprimitives.dll" ]
 }
+# Wine's server exits the moment its last client does (Debian's wrapper
+# passes -p0), and a client that starts just then fails at once ("wine
+# client error:0: recvmsg: Connection reset by peer"): the Windows cells
+# run on one persistent server, stopped when this script exits.
+wineserver=/usr/lib/wine/wineserver64
+start_wineserver() {
+	[ -x "$wineserver" ] || wineserver=/usr/lib/wine/wineserver
+	env WINEPREFIX="$wine_prefix" "$wineserver" -p &&
+		trap 'env WINEPREFIX="$wine_prefix" "$wineserver" -k 2>/dev/null; rm -rf "$logdir"' EXIT
+}
 # on_wine CMD...: CMD with the go command building for windows/amd64 (cgo
 # through MinGW) and Wine set up to run what it builds.
 on_wine() {
@@ -73,7 +83,7 @@ drivers_on_wine() {
 	local out
 	out=$(on_wine "$wine" "$logdir/eventloop.exe" drivers 2>&1)
 	echo "$out"
-	echo "$out" | grep -q '^drivers:  afd, stream ' && echo "$out" | grep -q '^New():    afd, because'
+	grep -q '^drivers:  afd, stream ' <<<"$out" && grep -q '^New():    afd, because' <<<"$out"
 }
 gofmt_clean() { test -z "$(gofmt -l . | tee /dev/stderr)"; }
 have_libkqueue() { pkg-config --exists libkqueue; }
@@ -115,8 +125,11 @@ passes() {
 	out=$("$@" 2>&1)
 	local rc=$?
 	echo "$out"
-	if ! echo "$out" | grep -qE -- "^\s*--- PASS: $name \("; then
-		echo "$name did not pass"
+	# grep reads a here-string, not a pipe: with pipefail, echo killed by
+	# SIGPIPE when grep -q stops at its match would fail the check.
+	if ! grep -qE -- "^\s*--- PASS: $name \(" <<<"$out"; then
+		echo "$name did not pass; the lines that name it:"
+		echo "$out" | grep -n -- "$name" | head -20
 		return 1
 	fi
 	return $rc
@@ -164,6 +177,7 @@ fi
 # missing): every case on every Windows driver, each named so that none
 # can vanish.
 if have_wine; then
+	start_wineserver
 	cell "wine: socket -race (every driver)" passes 'TestNetConn/afd' passes 'TestNetConn/stream' \
 		on_wine go test -race -count=1 -v -exec "$wine" ./socket/
 	cell "wine: httpserver -race (every driver)" passes 'TestWatchSeesClientGo/afd' \
