@@ -50,6 +50,8 @@ var contract = []struct {
 
 	{Sentence: "Readiness is level-triggered: as long as fd is readable and Read is registered, every Wait reports it.",
 		Cases: []string{"ReadinessIsLevelTriggered"}},
+	{Sentence: "Readable is what poll(2) calls POLLIN: urgent (out-of-band) data alone, which a read does not return, does not make an fd readable (else a level-triggered loop would spin on it).",
+		Cases: []string{"UrgentDataAloneIsNotReadable"}},
 	{Sentence: "Hang-up and error conditions count as readiness for every registered interest.",
 		Cases: []string{"HangUpIsReadable", "HangUpIsWritable", "BrokenPipeIsWritable", "HangUpReportsEveryRegisteredInterest"}},
 	{Sentence: "Regular files are always ready, as poll(2) has them.",

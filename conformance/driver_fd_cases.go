@@ -47,6 +47,10 @@ func driverFdCases() []DriverCase {
 		// "Readiness is level-triggered: as long as fd is readable and Read
 		// is registered, every Wait reports it."
 		{"ReadinessIsLevelTriggered", dcLevelTriggered},
+		// "Readable is what poll(2) calls POLLIN: urgent (out-of-band) data
+		// alone, which a read does not return, does not make an fd
+		// readable."
+		{"UrgentDataAloneIsNotReadable", dcUrgentDataAlone},
 		// "Hang-up and error conditions count as readiness for every
 		// registered interest."
 		{"HangUpIsReadable", dcHangUpIsReadable},
@@ -372,4 +376,20 @@ func dcHasToken(evs []core.Event, tok core.Token) bool {
 		}
 	}
 	return false
+}
+
+// dcUrgentDataAlone: a peer's urgent byte (MSG_OOB, not inline) is not
+// data a read returns: read says EAGAIN, so a driver that reported the
+// socket readable would make the loop spin for as long as the byte is
+// not taken with MSG_OOB, which nothing does. AFD's "expedited receive"
+// and WSAPoll's POLLRDBAND report it; poll(2)'s POLLIN does not. Any
+// later data is reported as usual.
+func dcUrgentDataAlone(t *testing.T, d core.Driver) {
+	f := dcNewFds(t)
+	a, b := f.tcpPair()
+	dcRegister(t, d, a, 1, core.Read)
+	dcSendUrgent(t, b)
+	dcExpectNone(t, d, 100*time.Millisecond+dcLag(d))
+	dcWrite(t, b, "x")
+	dcExpect(t, d, 1, core.Read)
 }

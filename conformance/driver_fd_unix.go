@@ -30,6 +30,55 @@ func (f *dcFds) pair() (a, b int) {
 	return p[0], p[1]
 }
 
+// tcpPair returns a connected pair of non-blocking TCP sockets over the
+// IPv4 loopback, for what only TCP has (urgent data).
+func (f *dcFds) tcpPair() (a, b int) {
+	f.t.Helper()
+	ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		f.t.Fatalf("socket: %v", err)
+	}
+	defer unix.Close(ln)
+	if err := unix.Bind(ln, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		f.t.Fatalf("bind 127.0.0.1: %v", err)
+	}
+	if err := unix.Listen(ln, 1); err != nil {
+		f.t.Fatalf("listen: %v", err)
+	}
+	sa, err := unix.Getsockname(ln)
+	if err != nil {
+		f.t.Fatalf("getsockname: %v", err)
+	}
+	var p [2]int
+	syscall.ForkLock.RLock()
+	p[0], err = unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err == nil {
+		unix.CloseOnExec(p[0])
+		if err = unix.Connect(p[0], sa); err == nil {
+			if p[1], _, err = unix.Accept(ln); err == nil {
+				unix.CloseOnExec(p[1])
+			}
+		}
+		if err != nil {
+			unix.Close(p[0])
+		}
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		f.t.Fatalf("a loopback TCP pair: %v", err)
+	}
+	f.adopt(p)
+	return p[0], p[1]
+}
+
+// dcSendUrgent sends one byte of urgent (out-of-band) data on fd.
+func dcSendUrgent(t *testing.T, fd int) {
+	t.Helper()
+	if err := unix.Sendto(fd, []byte("!"), unix.MSG_OOB, nil); err != nil {
+		t.Fatalf("send MSG_OOB: %v", err)
+	}
+}
+
 // pipe returns the read and write ends of a non-blocking pipe.
 func (f *dcFds) pipe() (r, w int) {
 	f.t.Helper()

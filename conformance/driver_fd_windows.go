@@ -23,6 +23,20 @@ func (f *dcFds) pair() (a, b int) {
 	return int(x), int(y)
 }
 
+// tcpPair is pair: a loopback TCP pair already.
+func (f *dcFds) tcpPair() (a, b int) {
+	f.t.Helper()
+	return f.pair()
+}
+
+// dcSendUrgent sends one byte of urgent (out-of-band) data on fd.
+func dcSendUrgent(t *testing.T, fd int) {
+	t.Helper()
+	if _, err := winsock.SendFlags(windows.Handle(fd), []byte("!"), winsock.MSG_OOB); err != nil {
+		t.Fatalf("send MSG_OOB: %v", err)
+	}
+}
+
 // pipe stands in for a pipe with another loopback pair, read end first:
 // the Windows drivers watch sockets only (WSAPoll and AFD know nothing
 // else), so the cases that watch a pipe on Unix watch a socket here.

@@ -33,7 +33,10 @@ import (
 // name the syscall (os.NewSyscallError) so that errors.Is works on the errno.
 //
 // Readiness is level-triggered: as long as fd is readable and Read is
-// registered, every Wait reports it. Hang-up and error conditions count as
+// registered, every Wait reports it. Readable is what poll(2) calls POLLIN:
+// urgent (out-of-band) data alone, which a read does not return, does not
+// make an fd readable (else a level-triggered loop would spin on it).
+// Hang-up and error conditions count as
 // readiness for every registered interest. Regular files are always ready,
 // as poll(2) has them.
 //

@@ -27,7 +27,8 @@
 //     cancellation polls for the new ones before it blocks again.
 //   - A reset (AFD_POLL_ABORT) or a failed connect makes every registered
 //     interest ready; the peer's shutdown (AFD_POLL_DISCONNECT) makes the
-//     socket readable (end of file).
+//     socket readable (end of file). Urgent data alone (the expedited
+//     receive, not inline) does not: a read does not return it.
 //   - Wakeup posts a packet to the completion port, coalesced through the
 //     drivers' shared waker.
 //   - The memory the kernel writes a poll's result to is allocated outside

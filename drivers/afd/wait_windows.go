@@ -161,10 +161,13 @@ func (d *Driver) complete(id int32, status windows.NTStatus) (driver.Event, bool
 
 // events are the AFD events that make in ready. A reset and a failed
 // connect are asked for whatever the interest, and the socket's last close.
+// Not the expedited receive (urgent data, not inline), which a read does
+// not return: a socket reported readable for it would spin the loop until
+// something read it with MSG_OOB (mio leaves it out too).
 func events(in driver.Interest) uint32 {
 	ev := uint32(pollAbort | pollConnectFail | pollLocalClose)
 	if in&driver.Read != 0 {
-		ev |= pollReceive | pollReceiveExpedited | pollAccept | pollDisconnect
+		ev |= pollReceive | pollAccept | pollDisconnect
 	}
 	if in&driver.Write != 0 {
 		ev |= pollSend
@@ -182,7 +185,7 @@ func readiness(ev uint32, in driver.Interest) driver.Interest {
 		return in
 	}
 	var ready driver.Interest
-	if ev&(pollReceive|pollReceiveExpedited|pollAccept|pollDisconnect) != 0 {
+	if ev&(pollReceive|pollAccept|pollDisconnect) != 0 {
 		ready |= driver.Read
 	}
 	if ev&pollSend != 0 {

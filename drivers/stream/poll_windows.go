@@ -14,7 +14,10 @@ import (
 type pollFd = winsock.PollFd
 
 const (
-	pollIn   = winsock.POLLIN
+	// POLLRDNORM, not Winsock's POLLIN, which adds POLLRDBAND: urgent data
+	// not inline, which a read does not return, would have the socket
+	// reported readable, and the loop spin, until read with MSG_OOB.
+	pollIn   = winsock.POLLRDNORM
 	pollOut  = winsock.POLLOUT
 	pollHup  = winsock.POLLHUP
 	pollErr  = winsock.POLLERR

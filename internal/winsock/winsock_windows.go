@@ -192,12 +192,18 @@ func Recv(h windows.Handle, p []byte) (int, error) {
 
 // Send writes to h; a full non-blocking socket returns an error matching
 // windows.WSAEWOULDBLOCK.
-func Send(h windows.Handle, p []byte) (int, error) {
+func Send(h windows.Handle, p []byte) (int, error) { return SendFlags(h, p, 0) }
+
+// MSG_OOB is send's flag for urgent (out-of-band) data.
+const MSG_OOB = 0x1
+
+// SendFlags is send with flags (MSG_OOB).
+func SendFlags(h windows.Handle, p []byte, flags int) (int, error) {
 	var b *byte
 	if len(p) > 0 {
 		b = &p[0]
 	}
-	r, _, e := syscall.SyscallN(procSend.Addr(), uintptr(h), uintptr(unsafe.Pointer(b)), uintptr(int32(len(p))), 0)
+	r, _, e := syscall.SyscallN(procSend.Addr(), uintptr(h), uintptr(unsafe.Pointer(b)), uintptr(int32(len(p))), uintptr(flags))
 	if int32(r) == -1 {
 		return 0, os.NewSyscallError("send", errnoErr(e))
 	}
