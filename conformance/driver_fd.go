@@ -3,6 +3,7 @@
 package conformance
 
 import (
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -36,19 +37,25 @@ func (f *dcFds) close(fd int) {
 
 // closeAndReuse closes fd and makes its number name a new connected socket
 // (faultCloseAndReuse), and returns that socket's peer; both are the
-// case's to close.
-func (f *dcFds) closeAndReuse(fd int) (peer int) {
+// case's to close. When another object took the number first (on Windows,
+// a thread the runtime started meanwhile), fd is closed and the error
+// matches errNumberTaken: the caller may try again with a new pair
+// (faultReuseTries).
+func (f *dcFds) closeAndReuse(fd int) (peer int, err error) {
 	f.t.Helper()
 	if !f.open[fd] {
 		f.t.Fatalf("fd %d reused after the case closed it", fd)
 	}
 	delete(f.open, fd)
-	peer, err := faultCloseAndReuse(fd)
+	peer, err = faultCloseAndReuse(fd)
+	if errors.Is(err, errNumberTaken) {
+		return -1, err
+	}
 	if err != nil {
 		f.t.Fatalf("close fd %d and reuse its number: %v", fd, err)
 	}
 	f.open[fd], f.open[peer] = true, true
-	return peer
+	return peer, nil
 }
 
 func (f *dcFds) closeAll() {
