@@ -198,3 +198,76 @@ func TestQueueStaysShortWithoutWaits(t *testing.T) {
 		t.Fatalf("%d entries queued after 1000 Register+Deregister of one socket, want at most 1", len(d.queue))
 	}
 }
+
+// Sockets an arm found gone wait on d.gone to be reported Closed. One
+// left there by a full events slice, then deregistered and its slot
+// handed to a new registration, must not have the new socket reported
+// Closed (the free list hands the last slot freed out first).
+func TestGoneSlotReusedIsNotReportedClosed(t *testing.T) {
+	d := newDriver(t)
+	x, xp, err := winsock.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, yp, err := winsock.Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { winsock.Close(xp); winsock.Close(yp) })
+	c, _ := pair(t)
+	a, b := int(x), int(y)
+	for i, fd := range []int{a, b} {
+		if err := d.Register(fd, driver.Token(i+1), driver.Write); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev := make([]driver.Event, 8)
+	deadline := time.Now().Add(2 * time.Second)
+	for seen := 0; seen != 3 && time.Now().Before(deadline); {
+		n, _ := d.Wait(ev, 100*time.Millisecond)
+		for _, e := range ev[:n] {
+			seen |= 1 << (e.Token - 1)
+		}
+	}
+	// Both were reported, so neither has a poll pending when closed: the
+	// next arm finds them gone.
+	for _, s := range d.slots {
+		if s.live && s.state != idle {
+			t.Fatalf("slot of fd %d: state %d after its socket was reported; want idle, so that the arm finds it gone", s.fd, s.state)
+		}
+	}
+	winsock.Close(x)
+	winsock.Close(y)
+	if n, err := d.Wait(ev[:1], 0); err != nil || n != 1 || !ev[0].Closed {
+		t.Fatalf("Wait with room for one = %d, %v, %v; want one socket reported Closed", n, err, ev[:n])
+	}
+	left := b
+	if ev[0].Token == 2 {
+		left = a
+	}
+	if len(d.gone) != 1 {
+		t.Fatalf("d.gone = %v, want the other socket still to report", d.gone)
+	}
+	if err := d.Deregister(left); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Register(c, 3, driver.Write); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		n, err := d.Wait(ev, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ev[:n] {
+			if e.Token == 3 && e.Closed {
+				t.Fatalf("the new registration of a reused slot was reported Closed: %+v", e)
+			}
+			if e.Token == 3 {
+				return
+			}
+		}
+	}
+	t.Fatal("the new registration was not reported writable")
+}

@@ -27,6 +27,7 @@ type Driver struct {
 	free    []int32      // slots to reuse
 	index   map[int]int32
 	queue   []int32 // slots to arm before the next wait
+	now     []int32 // slots whose poll completed unreported (a cancel): armed again in this Wait
 	gone    []int32 // slots whose socket an arm found gone: reported Closed next
 	pending int     // polls submitted whose completion has not been dequeued
 	entries []entry
@@ -59,6 +60,7 @@ type slot struct {
 	state  state
 	live   bool // registered (false: deregistered, its poll not yet done)
 	queued bool
+	gone   bool // an arm found the socket gone: on d.gone, to be reported
 }
 
 type state uint8
@@ -118,12 +120,15 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 	if err != nil {
 		return fmt.Errorf("afd: register fd %d: %w", fd, err)
 	}
-	hi, err := d.helperWithRoom()
+	// The slot first: a handle opened for it and then left without a
+	// user would stay open until Close.
+	id, err := d.alloc()
 	if err != nil {
 		return fmt.Errorf("afd: register fd %d: %w", fd, err)
 	}
-	id, err := d.alloc()
+	hi, err := d.helperWithRoom()
 	if err != nil {
+		d.release(id)
 		return fmt.Errorf("afd: register fd %d: %w", fd, err)
 	}
 	d.slots[id] = slot{fd: fd, base: base, helper: hi, tok: tok, in: in & (driver.Read | driver.Write), live: true,
@@ -174,15 +179,22 @@ func (d *Driver) Deregister(fd int) error {
 // a packet to the completion port.
 func (d *Driver) Wakeup() error { return d.wake.Wakeup() }
 
-// Close closes the AFD handles, which completes every pending poll, waits
-// for those completions (until then the kernel may still write to the
-// ops), and closes the port. The registered sockets belong to the caller
-// and stay open.
+// Close cancels every pending poll and closes the AFD handles (which
+// completes any left), waits for those completions (until then the
+// kernel may still write to the ops), and closes the port. The registered
+// sockets belong to the caller and stay open.
 func (d *Driver) Close() error {
 	if !d.closed.CompareAndSwap(false, true) {
 		return nil // a second Close is a no-op
 	}
 	err := d.wake.Close() // no Wakeup posts to the port after this
+	// Cancelled one by one, as wepoll and mio do: that closing its handle
+	// completes a poll is what Wine does, and Windows does not document.
+	for id := range d.slots {
+		if s := &d.slots[id]; s.state == polling {
+			_ = d.cancel(int32(id))
+		}
+	}
 	for _, h := range d.helpers {
 		if h.h != 0 {
 			err = errors.Join(err, os.NewSyscallError("CloseHandle", windows.CloseHandle(h.h)))
@@ -198,7 +210,7 @@ func (d *Driver) Close() error {
 		}
 	}
 	err = errors.Join(err, os.NewSyscallError("CloseHandle", windows.CloseHandle(d.port)))
-	d.helpers, d.slots, d.ops, d.index, d.queue, d.gone, d.free = nil, nil, nil, nil, nil, nil, nil
+	d.helpers, d.slots, d.ops, d.index, d.queue, d.now, d.gone, d.free = nil, nil, nil, nil, nil, nil, nil, nil
 	return err
 }
 

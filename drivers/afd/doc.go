@@ -33,8 +33,8 @@
 //     drivers' shared waker.
 //   - The memory the kernel writes a poll's result to is allocated outside
 //     the Go heap and given back only once the poll's completion has been
-//     dequeued; Close closes the AFD handles (which completes every pending
-//     poll) and waits for those completions before it closes the port.
+//     dequeued; Close cancels every pending poll, closes the AFD handles,
+//     and waits for the completions before it closes the port.
 //
 // Closed sockets: closing a socket's last handle completes its poll with
 // AFD_POLL_LOCAL_CLOSE, at once, even while Wait blocks; the next Wait

@@ -29,11 +29,13 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 	}
 	// Dequeue until what is queued is taken, or events is full. A batch of
 	// completions that makes no event (cancelled polls) does not end a
-	// blocking Wait, a wakeup does; the polls those completions ask to
-	// re-arm (a Modify cancelled them) are armed before it blocks again.
-	// Once a batch has made events, the rest is only what is queued
-	// already, and nothing is re-armed: a socket reported in this Wait
-	// would be reported twice.
+	// blocking Wait, a wakeup does; the polls of completions that made no
+	// event (a Modify cancelled them) are armed again before the next
+	// batch, so that a socket ready when Wait was called is reported by
+	// it. Once a batch has made events, the rest is only what is queued
+	// already, and what this Wait reported is not re-armed: it would be
+	// reported twice. A second wakeup ends the Wait, so that a goroutine
+	// calling Wakeup in a loop cannot hold it.
 	filled, woken := 0, false
 	ms := waitMs(timeout)
 	var deadline time.Time
@@ -49,6 +51,9 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 				break
 			}
 		}
+		if err := d.armNow(); err != nil {
+			return filled, err
+		}
 		if filled > 0 || woken {
 			ms = 0
 		}
@@ -60,9 +65,11 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 		if n == 0 {
 			break
 		}
+		again := false
 		for _, e := range es[:n] {
 			if e.Overlapped == 0 {
 				d.wake.Drain()
+				again = woken
 				woken = true
 				continue
 			}
@@ -70,6 +77,9 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 				events[filled] = ev
 				filled++
 			}
+		}
+		if again {
+			break
 		}
 		if timeout > 0 && filled == 0 && !woken {
 			left := time.Until(deadline)
@@ -88,35 +98,72 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 // reported Closed by this Wait.
 func (d *Driver) arm() error {
 	for i, id := range d.queue {
-		s := &d.slots[id]
-		s.queued = false
-		if !s.live || s.in == 0 || s.state != idle {
-			continue
-		}
-		ev := events(s.in)
-		switch st := submit(d.helpers[s.helper].h, d.op(id), s.base, ev, uintptr(id)+1); st {
-		case windows.STATUS_PENDING, windows.STATUS_SUCCESS:
-			s.state, s.asked = polling, ev
-			d.pending++
-		case windows.STATUS_INVALID_HANDLE, windows.STATUS_OBJECT_TYPE_MISMATCH:
-			d.gone = append(d.gone, id)
-		default:
+		d.slots[id].queued = false
+		if err := d.armOne(id); err != nil {
 			// The ones not armed yet stay queued for the next Wait.
-			s.queued = true
+			d.slots[id].queued = true
 			d.queue = d.queue[:copy(d.queue, d.queue[i:])]
-			return fmt.Errorf("afd: poll fd %d: %w", s.fd, os.NewSyscallError("NtDeviceIoControlFile", st))
+			return err
 		}
 	}
 	d.queue = d.queue[:0]
 	return nil
 }
 
+// armNow arms the slots whose poll completed in this Wait without an
+// event (d.now); they are not on the queue's books.
+func (d *Driver) armNow() error {
+	for i, id := range d.now {
+		if err := d.armOne(id); err != nil {
+			d.now = d.now[:copy(d.now, d.now[i:])]
+			return err
+		}
+	}
+	d.now = d.now[:0]
+	return nil
+}
+
+func (d *Driver) armOne(id int32) error {
+	s := &d.slots[id]
+	if !s.live || s.in == 0 || s.state != idle {
+		return nil
+	}
+	ev := events(s.in)
+	switch st := submit(d.helpers[s.helper].h, d.op(id), s.base, ev, uintptr(id)+1); {
+	case gone(st):
+		if !s.gone {
+			s.gone = true
+			d.gone = append(d.gone, id)
+		}
+	case uint32(st)>>30 == 3:
+		// An error: the request was refused, and no completion comes.
+		return fmt.Errorf("afd: poll fd %d: %w", s.fd, os.NewSyscallError("NtDeviceIoControlFile", st))
+	default:
+		// Pending, success, and any other status short of an error: a
+		// completion will come.
+		s.state, s.asked = polling, ev
+		d.pending++
+	}
+	return nil
+}
+
+// gone reports whether a poll's status says that AFD does not know the
+// socket under its handle: STATUS_INVALID_HANDLE, or what the runtime
+// library maps to the same Win32 error (Wine answers
+// STATUS_OBJECT_TYPE_MISMATCH for a handle that names something else).
+func gone(st windows.NTStatus) bool {
+	return st == windows.STATUS_INVALID_HANDLE || st == windows.STATUS_OBJECT_TYPE_MISMATCH ||
+		st.Errno() == windows.ERROR_INVALID_HANDLE
+}
+
 // reportGone reports the sockets arm found gone, Closed, and forgets them.
+// A slot forgotten meanwhile, and perhaps reused by another registration,
+// has lost its mark and is passed over.
 func (d *Driver) reportGone(events []driver.Event) int {
 	n, i := 0, 0
 	for ; i < len(d.gone) && n < len(events); i++ {
 		id := d.gone[i]
-		if s := &d.slots[id]; s.live {
+		if s := &d.slots[id]; s.live && s.gone {
 			events[n] = driver.Event{Token: s.tok, Closed: true}
 			n++
 			d.forget(id)
@@ -151,11 +198,13 @@ func (d *Driver) complete(id int32, status windows.NTStatus) (driver.Event, bool
 		d.forget(id)
 		return ev, true
 	}
-	d.enqueue(id) // level-triggered; or armed anew after a cancel
 	if ready := readiness(got, s.in); ready != 0 {
+		d.enqueue(id) // level-triggered: armed again by the next Wait
 		return driver.Event{Token: s.tok, Ready: ready}, true
 	}
-	// Cancelled, or events no longer asked for (a Modify raced them).
+	// Cancelled, or events no longer asked for (a Modify raced them):
+	// armed anew in this Wait.
+	d.now = append(d.now, id)
 	return driver.Event{}, false
 }
 
