@@ -36,12 +36,25 @@ cell() {
 	printf '%-44s %-4s %6d tests %4ds\n' "$name" "$status" "$((p + f))" "$((SECONDS - start))"
 	if [ "$status" = FAIL ]; then
 		failed_cells=$((failed_cells + 1))
-		grep -E -- '--- FAIL|panic:|FAIL|Error' "$log" | head -40 | sed 's/^/    | /'
+		grep -E -- '--- FAIL|panic:|FAIL' "$log" | head -40 | sed 's/^/    | /'
+		failure_messages "$log" | head -40 | sed 's/^/    | /'
 		tail -n 40 "$log" | sed 's/^/    | /'
 	fi
 	if [ "$s" -gt 0 ]; then
 		grep -E -A2 -- '--- SKIP' "$log" | head -20 | sed 's/^/    skip | /'
 	fi
+}
+
+# failure_messages LOG: what the failed tests of a go test -v log said
+# (their lines file.go:N: ...), the test's name before each; the output
+# of a test follows its "=== RUN", "=== CONT" or "=== NAME" line.
+failure_messages() {
+	awk '
+		/^=== (RUN|CONT|NAME) / { cur = $3; next }
+		/^[ \t]*--- FAIL: / { failed[$3] = 1; next }
+		/^[ \t]+[^ \t]+\.go:[0-9]+: / { n++; who[n] = cur; line[n] = $0 }
+		END { for (i = 1; i <= n; i++) if (failed[who[i]]) print who[i] ":" line[i] }
+	' "$1"
 }
 
 # expect_fail NAME PATTERN CMD...: the command must fail and say PATTERN.
@@ -63,12 +76,17 @@ have_wine() {
 # Wine's server exits the moment its last client does (Debian's wrapper
 # passes -p0), and a client that starts just then fails at once ("wine
 # client error:0: recvmsg: Connection reset by peer"): the Windows cells
-# run on one persistent server, stopped when this script exits.
+# run on one persistent server, stopped when this script exits. The
+# services Wine starts with its first program (winedevice.exe) live as
+# long as the server and keep that program's stdout: started here by a
+# program of our own with /dev/null for it, else they would hold a test's
+# output pipe open and go test would wait a minute for it, then fail.
 wineserver=/usr/lib/wine/wineserver64
 start_wineserver() {
 	[ -x "$wineserver" ] || wineserver=/usr/lib/wine/wineserver
 	env WINEPREFIX="$wine_prefix" "$wineserver" -p &&
-		trap 'env WINEPREFIX="$wine_prefix" "$wineserver" -k 2>/dev/null; rm -rf "$logdir"' EXIT
+		trap 'env WINEPREFIX="$wine_prefix" "$wineserver" -k 2>/dev/null; rm -rf "$logdir"' EXIT &&
+		env WINEPREFIX="$wine_prefix" WINEDEBUG=-all "$wine" cmd /c exit </dev/null >/dev/null 2>&1
 }
 # on_wine CMD...: CMD with the go command building for windows/amd64 (cgo
 # through MinGW) and Wine set up to run what it builds.

@@ -66,13 +66,7 @@ var diffHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) 
 		err := r.ParseForm()
 		fmt.Fprintf(w, "%v %v", r.Form, err)
 	case "/limit": // refuses a body over 1 KiB, as uploads are limited
-		_, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<10))
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, "too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		io.WriteString(w, "ok")
+		limitHandler.ServeHTTP(w, r)
 	case "/413":
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
 	case "/deny":
