@@ -151,8 +151,7 @@ func plainTarget(t string) bool {
 	for i := 0; i < len(t); i++ {
 		b := t[i]
 		switch {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
-		case strings.IndexByte("-_.~$&+,/:;=@", b) >= 0:
+		case pathBytes[b]:
 		case b == '?':
 			inQuery = true
 		case inQuery && b > ' ' && b < 0x7f && b != '#':
@@ -162,6 +161,9 @@ func plainTarget(t string) bool {
 	}
 	return true
 }
+
+// pathBytes are the bytes url's path escaping leaves alone.
+var pathBytes = alnumAnd("-_.~$&+,/:;=@")
 
 // isCanonical reports whether the token k is in http.CanonicalHeaderKey's
 // form: upper case at the start and after each '-', lower case elsewhere.
