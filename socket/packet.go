@@ -83,8 +83,8 @@ func (c *PacketConn) ReadFrom(b []byte) (int, net.Addr, error) {
 		addr = net.UDPAddrFromAddrPort(from.ap)
 	}
 	if err != nil {
-		// The count and the sender come with the error of a datagram
-		// longer than b on Windows, as with net there.
+		// The count comes with the error of a datagram longer than b on
+		// Windows, as with net there; the sender too, where net's is nil.
 		return n, addr, c.fd.opError("read", err)
 	}
 	return n, addr, nil
@@ -186,9 +186,8 @@ func (c *PacketConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 		if c.fd.unixFamily() {
 			return c.WriteToUnix(b, a)
 		}
-	case nil:
-		return 0, c.fd.opErrorTo("write", nil, errMissingAddress)
 	}
+	// nil included, as net's (errMissingAddress is for a nil *UDPAddr).
 	return 0, c.fd.opErrorTo("write", addr, syscall.EINVAL)
 }
 
@@ -250,7 +249,9 @@ func (c *PacketConn) writeMsgAddrPort(b, oob []byte, addr netip.AddrPort, msg bo
 	switch {
 	case c.fd.unixFamily():
 		err = syscall.EINVAL
-	case c.fd.connected() && addr.IsValid():
+	case c.fd.connected() && (addr.IsValid() || !msg):
+		// As net: only the Msg calls send to the peer of a connected
+		// socket, when given no address; every WriteTo refuses.
 		err = net.ErrWriteToConnected
 	case !c.fd.connected() && !addr.IsValid():
 		err = errMissingAddress

@@ -230,8 +230,22 @@ func TestPacketDial(t *testing.T) {
 				t.Error("PacketConn of a dialed datagram conn: nil")
 				return
 			}
-			if _, err := pc.WriteTo([]byte("x"), srv.LocalAddr()); !errors.Is(err, net.ErrWriteToConnected) {
-				t.Errorf("WriteTo on a connected socket: %v, want net.ErrWriteToConnected", err)
+			// As net: every WriteTo of a connected socket, with no address
+			// too; only the Msg calls take "no address" for the peer.
+			for name, err := range map[string]error{
+				"WriteTo":                  second(pc.WriteTo([]byte("x"), srv.LocalAddr())),
+				"WriteTo a nil *UDPAddr":   second(pc.WriteTo([]byte("x"), (*net.UDPAddr)(nil))),
+				"WriteToUDP nil":           second(pc.WriteToUDP([]byte("x"), nil)),
+				"WriteToUDPAddrPort, zero": second(pc.WriteToUDPAddrPort([]byte("x"), netip.AddrPort{})),
+			} {
+				if !errors.Is(err, net.ErrWriteToConnected) {
+					t.Errorf("%s on a connected socket: %v, want net.ErrWriteToConnected", name, err)
+				}
+			}
+			if _, _, err := pc.WriteMsgUDP([]byte("msg"), nil, nil); err != nil {
+				t.Errorf("WriteMsgUDP to the peer of a connected socket: %v", err)
+			} else if n, _, err := srv.ReadFrom(buf); err != nil || string(buf[:n]) != "msg" {
+				t.Errorf("the peer read %q, %v; want the WriteMsgUDP's datagram", buf[:n], err)
 			}
 			srv.WriteTo([]byte("again"), from)
 			n, ap, err := pc.ReadFromUDPAddrPort(buf)
@@ -577,7 +591,7 @@ func TestPacketBadInput(t *testing.T) {
 		// under t.TempDir, whose removal fails under Wine 8.0).
 		path := filepath.Join(os.TempDir(), fmt.Sprintf("eventloop-socket-test-%d-peer", os.Getpid()))
 		cases := []badInput{
-			{"nil addr", second(u4.WriteTo([]byte("x"), nil)), []string{"missing address"}, nil},
+			{"nil addr", second(u4.WriteTo([]byte("x"), nil)), []string{"invalid argument"}, syscall.EINVAL},
 			{"nil *UDPAddr", second(u4.WriteToUDP([]byte("x"), nil)), []string{"missing address"}, nil},
 			{"invalid AddrPort", second(u4.WriteToUDPAddrPort([]byte("x"), netip.AddrPort{})), []string{"missing address"}, nil},
 			{"IPv6 to udp4", second(u4.WriteTo([]byte("x"), v6)), []string{"::1", "non-IPv4 address"}, nil},
@@ -685,6 +699,38 @@ func TestPacketOptions(t *testing.T) {
 			n, ap, err := w.ReadFromUDPAddrPort(buf)
 			if err != nil || string(buf[:n]) != "v4" || ap.Addr().Unmap() != netip.MustParseAddr("127.0.0.1") {
 				t.Errorf("dual-stack ReadFromUDPAddrPort: %q from %v, %v", buf[:n], ap, err)
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// ReadFrom into an empty buffer does what net's does on the platform: on
+// Windows it returns 0 at once and leaves the datagram where it is;
+// elsewhere it takes a datagram and returns 0 (recvfrom(2) with no room).
+func TestPacketReadFromEmptyBuffer(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := listenOurs(t, l, "udp4"), listenOurs(t, l, "udp4")
+		fiber(l, func() {
+			if _, err := b.WriteTo([]byte("kept"), a.LocalAddr()); err != nil {
+				t.Error(err)
+				return
+			}
+			n, _, err := a.ReadFrom(nil)
+			if n != 0 || err != nil {
+				t.Errorf("ReadFrom(nil): %d, %v; want 0, nil", n, err)
+			}
+			buf := make([]byte, 8)
+			a.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			n, _, err = a.ReadFrom(buf)
+			switch {
+			case emptyReadFromReturns && (err != nil || string(buf[:n]) != "kept"):
+				t.Errorf("ReadFrom after ReadFrom(nil): %q, %v; want the datagram, left where it was", buf[:n], err)
+			case !emptyReadFromReturns && !isTimeout(err):
+				t.Errorf("ReadFrom after ReadFrom(nil): %q, %v; want a timeout, the datagram taken", buf[:n], err)
 			}
 		})
 		if err := l.Run(); err != nil {
