@@ -3,8 +3,10 @@
 package socket
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -68,6 +70,39 @@ func TestPacketControlMessages(t *testing.T) {
 		})
 		if err := l.Run(); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// An abstract unix name may be written "@name" or, as x/sys and net take
+// it too, "\x00name": a datagram sent to either reaches the socket net
+// bound to that name (not to "name\x00").
+func TestPacketAbstractNameForms(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		name := fmt.Sprintf("eventloop-socket-test-%d-%s", os.Getpid(), l.Driver().Name())
+		peer, err := net.ListenPacket("unixgram", "@"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer peer.Close()
+		c := listenOurs(t, l, "unixgram")
+		fiber(l, func() {
+			for _, form := range []string{"@" + name, "\x00" + name} {
+				if _, err := c.WriteToUnix([]byte(form[:1]), &net.UnixAddr{Name: form, Net: "unixgram"}); err != nil {
+					t.Errorf("WriteToUnix to %q: %v", form, err)
+				}
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 8)
+		peer.SetReadDeadline(time.Now().Add(2 * time.Second))
+		for _, want := range []string{"@", "\x00"} {
+			n, _, err := peer.ReadFrom(buf)
+			if err != nil || string(buf[:n]) != want {
+				t.Errorf("the peer read %q, %v; want %q", buf[:n], err, want)
+			}
 		}
 	})
 }

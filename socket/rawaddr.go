@@ -61,7 +61,11 @@ func (a *rawAddr) setUnix(name string) error {
 	a.len = pathOffset
 	if len(name) > 0 {
 		a.len += uint32(len(name))
-		if len(name) < len(r.Path) {
+		// A path ends with a NUL; a name that starts with one is a Linux
+		// abstract name, whose length is its own (a NUL after it would be
+		// part of it). An abstract name written "@name" is made so on
+		// Linux by kernelAddr: elsewhere it is a path.
+		if len(name) < len(r.Path) && name[0] != 0 {
 			r.Path[len(name)] = 0
 			a.len++
 		}
