@@ -27,6 +27,15 @@ func (fd *netFD) unixFamily() bool { return fd.family == afUnix }
 // control messages into oob if msg), truncated to p as net's are, and
 // says who sent it.
 func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from peer, err error) {
+	if len(p) == 0 && !msg && emptyReadFromReturns {
+		if fd.isClosed() {
+			return 0, 0, 0, peer{}, fd.closedErr()
+		}
+		return 0, 0, 0, peer{}, nil
+	}
+	if len(p) > maxRW {
+		p = p[:maxRW] // Winsock takes an int32 count
+	}
 	var ra rawAddr
 	name := "recvfrom"
 	if msg {
@@ -48,8 +57,9 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 		}
 	}
 	if err != nil {
-		// Nothing read, or on Windows a datagram longer than p: its
-		// start, its sender and WSAEMSGSIZE, as net returns them.
+		// Nothing read, or on Windows a datagram longer than p: its start
+		// and WSAEMSGSIZE, as net returns them, and its sender, which
+		// net's leaves out.
 		return n, oobn, flags, from, err
 	}
 	return n, oobn, flags, from, nil
@@ -58,6 +68,10 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 // writeTo sends p as one datagram to to (to the connected peer if to is
 // none): sendto(2), or sendmsg(2) with oob if msg.
 func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err error) {
+	if len(p) > maxRW {
+		// No datagram is that long, and Winsock takes an int32 count.
+		return 0, 0, sysError(callWrite, errMsgSize)
+	}
 	var ra rawAddr
 	if fd.family == afUnix {
 		if to.name != "" {

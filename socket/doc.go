@@ -131,7 +131,9 @@
 //     syscall.ECONNRESET) holds for WSAECONNRESET (net's errors do not
 //     match it), so code written for Unix needs no change;
 //   - a datagram longer than the buffer is cut to it as on Unix, but the
-//     read returns its count with WSAEMSGSIZE, as net's does on Windows;
+//     read returns its count with WSAEMSGSIZE, as net's does on Windows
+//     (and its sender, where net's returns none); ReadFrom into an empty
+//     buffer returns 0 at once, as net's there, leaving the datagram;
 //     a Write without address on a PacketConn without peer fails with
 //     EDESTADDRREQ on every system;
 //   - SetKeepAlivePeriod turns keep-alives on as it sets the period

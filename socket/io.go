@@ -86,6 +86,10 @@ func (fd *netFD) write(p []byte) (int, error) {
 		return 0, nil
 	}
 	if fd.dgram() {
+		if len(p) > maxRW {
+			// No datagram is that long, and Winsock takes an int32 count.
+			return 0, sysError(callWrite, errMsgSize)
+		}
 		var n int
 		err := fd.ioLoop(&fd.wr, "write", func() (err error) {
 			n, err = writeErr(fd.sysfd, p)
@@ -220,7 +224,15 @@ func (fd *netFD) setKeepAlive(on bool) error {
 	return fd.setsockopt(solSocket, soKeepAlive, boolInt(on))
 }
 
+// setKeepAlivePeriod takes d as net's does: 0 is the default period, and
+// a negative d changes nothing.
 func (fd *netFD) setKeepAlivePeriod(d time.Duration) error {
+	switch {
+	case d < 0:
+		return nil
+	case d == 0:
+		d = defaultKeepAlive
+	}
 	return fd.control(func(s int) error { return setKeepAlivePeriod(s, d) })
 }
 

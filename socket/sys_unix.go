@@ -68,7 +68,12 @@ const (
 	errNotSupp     = unix.EOPNOTSUPP
 	errInval       = unix.EINVAL
 	errDestAddrReq = unix.EDESTADDRREQ
+	errMsgSize     = unix.EMSGSIZE
 )
+
+// emptyReadFromReturns: ReadFrom into an empty buffer makes its call (on
+// Unix, net's does too: recvfrom takes a datagram away and returns 0).
+const emptyReadFromReturns = false
 
 // The names of the calls that read and write a stream, in errors.
 const (

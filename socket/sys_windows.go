@@ -74,7 +74,13 @@ const (
 	errNotSupp     = windows.WSAEOPNOTSUPP
 	errInval       = windows.WSAEINVAL
 	errDestAddrReq = windows.WSAEDESTADDRREQ
+	errMsgSize     = windows.WSAEMSGSIZE
 )
+
+// emptyReadFromReturns: ReadFrom into an empty buffer returns 0 at once,
+// as net's on Windows: recvfrom would take a datagram away and say
+// WSAEMSGSIZE.
+const emptyReadFromReturns = true
 
 // The names of the calls that read and write a stream, in errors.
 const (
