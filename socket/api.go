@@ -244,7 +244,8 @@ func (c *Conn) SetKeepAlive(keepalive bool) error {
 }
 
 // SetKeepAlivePeriod sets the idle time before the first keep-alive probe
-// and the interval between probes, rounded up to a second. Where the
+// and the interval between probes, rounded up to a second; as net's, 0
+// means its default (15 s) and a negative d changes nothing. Where the
 // system has no per-socket setting (OpenBSD) it returns an error.
 func (c *Conn) SetKeepAlivePeriod(d time.Duration) error {
 	return c.setOpt(func(fd *netFD) error { return fd.setKeepAlivePeriod(d) })
