@@ -5,6 +5,7 @@ package socket
 import (
 	"io"
 	"net"
+	"net/netip"
 	"strconv"
 	"testing"
 	"time"
@@ -102,4 +103,40 @@ func TestListenWildcard(t *testing.T) {
 			t.Error("Dial of a malformed address: no error")
 		}
 	})
+}
+
+// A dial to the unspecified address reaches the local system, as net's
+// does: on Windows, OpenBSD and AIX, whose connect refuses it, by dialing
+// the loopback address of the network instead.
+func TestDialWildcardIsLocal(t *testing.T) {
+	for _, c := range []struct{ network, listen, host string }{
+		{"tcp4", "127.0.0.1:0", ""},
+		{"tcp4", "127.0.0.1:0", "0.0.0.0"},
+		{"tcp6", "[::1]:0", "::"},
+	} {
+		t.Run(c.network+"/"+c.host, func(t *testing.T) {
+			ln, err := net.Listen(c.network, c.listen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			_, port, _ := net.SplitHostPort(ln.Addr().String())
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				conn, err := Dial(l, c.network, net.JoinHostPort(c.host, port))
+				if err != nil {
+					t.Fatalf("Dial %s %q: %v", c.network, net.JoinHostPort(c.host, port), err)
+				}
+				conn.Close()
+				if peer, err := ln.Accept(); err == nil {
+					peer.Close()
+				}
+			})
+		})
+	}
+	if got := loopbackOf("tcp6"); got != netip.IPv6Loopback() {
+		t.Errorf("loopbackOf(tcp6) = %v", got)
+	}
+	if got := loopbackOf("udp"); got != netip.AddrFrom4([4]byte{127, 0, 0, 1}) {
+		t.Errorf("loopbackOf(udp) = %v", got)
+	}
 }

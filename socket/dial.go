@@ -7,7 +7,9 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/revoltgo/eventloop/core"
@@ -33,6 +35,9 @@ func dial(ctx context.Context, l *core.Loop, network, address string) (*netFD, e
 		}
 		var first error
 		for _, ap := range aps {
+			if wildcardDialsLoopback && (!ap.Addr().IsValid() || ap.Addr().IsUnspecified()) {
+				ap = netip.AddrPortFrom(loopbackOf(network), ap.Port())
+			}
 			var raddr net.Addr = net.TCPAddrFromAddrPort(ap)
 			if sotype == sockDgram {
 				raddr = net.UDPAddrFromAddrPort(ap)
@@ -166,6 +171,20 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			return sysError("connect", e)
 		}
 	}
+}
+
+// wildcardDialsLoopback: where connect(2) refuses the unspecified
+// address (Winsock says WSAEADDRNOTAVAIL), a dial to it goes to the
+// loopback address, as net's does on the same systems.
+const wildcardDialsLoopback = runtime.GOOS == "windows" || runtime.GOOS == "openbsd" || runtime.GOOS == "aix"
+
+// loopbackOf is net's loopback address for a network: ::1 for the "6"
+// ones, 127.0.0.1 for the others.
+func loopbackOf(network string) netip.Addr {
+	if strings.HasSuffix(network, "6") {
+		return netip.IPv6Loopback()
+	}
+	return netip.AddrFrom4([4]byte{127, 0, 0, 1})
 }
 
 // resolve turns "host:port" into addresses for an inet network ("tcp",
