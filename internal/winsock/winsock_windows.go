@@ -222,9 +222,11 @@ func Close(h windows.Handle) error {
 // loopback interface, not inherited by child processes, with Nagle's
 // algorithm off: a one-byte write (a wakeup, a test's "x") is sent at once
 // instead of waiting for the ACK of the previous one, which delayed ACKs
-// hold back for up to 200 ms. Nothing but the pair can connect to the
-// listener: it is bound to an ephemeral port on 127.0.0.1, listens with a
-// backlog of one, and is closed as soon as the pair is made.
+// hold back for up to 200 ms. The listener is bound to an ephemeral port
+// on 127.0.0.1, listens with a backlog of one and is closed as soon as
+// the pair is made; another local process could still connect to it
+// first, so a connection whose peer is not a is closed and the next one
+// taken.
 func Pair() (a, b windows.Handle, err error) {
 	ln, sa, err := Listen(1)
 	if err != nil {
@@ -234,11 +236,33 @@ func Pair() (a, b windows.Handle, err error) {
 	if a, err = Dial(sa); err != nil {
 		return 0, 0, err
 	}
-	if b, err = Accept(ln); err != nil {
+	local, err := windows.Getsockname(a)
+	if err != nil {
 		windows.Closesocket(a)
-		return 0, 0, err
+		return 0, 0, os.NewSyscallError("getsockname", err)
 	}
-	return a, b, nil
+	for range pairTries {
+		if b, err = Accept(ln); err != nil {
+			break
+		}
+		if peer, perr := windows.Getpeername(b); perr == nil && sameInet4(peer, local) {
+			return a, b, nil
+		}
+		windows.Closesocket(b)
+		err = errors.New("winsock: a socket pair's listener was connected to by another socket")
+	}
+	windows.Closesocket(a)
+	return 0, 0, err
+}
+
+// pairTries bounds the connections Pair takes from its listener looking
+// for its own.
+const pairTries = 3
+
+func sameInet4(x, y windows.Sockaddr) bool {
+	p, ok1 := x.(*windows.SockaddrInet4)
+	q, ok2 := y.(*windows.SockaddrInet4)
+	return ok1 && ok2 && p.Port == q.Port && p.Addr == q.Addr
 }
 
 // Listen returns a blocking TCP socket listening on an ephemeral port of
@@ -307,6 +331,13 @@ func Accept(ln windows.Handle) (windows.Handle, error) {
 	h := windows.Handle(r)
 	if h == windows.InvalidHandle {
 		return 0, os.NewSyscallError("accept", errnoErr(e))
+	}
+	// Winsock does not document the listener's WSA_FLAG_NO_HANDLE_INHERIT
+	// as carried over to the accepted socket (package socket's accept
+	// clears the flag too).
+	if err := windows.SetHandleInformation(h, windows.HANDLE_FLAG_INHERIT, 0); err != nil {
+		windows.Closesocket(h)
+		return 0, os.NewSyscallError("SetHandleInformation", err)
 	}
 	if err := tune(h); err != nil {
 		windows.Closesocket(h)
