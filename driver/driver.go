@@ -36,9 +36,8 @@ import (
 // registered, every Wait reports it. Readable is what poll(2) calls POLLIN:
 // urgent (out-of-band) data alone, which a read does not return, does not
 // make an fd readable (else a level-triggered loop would spin on it).
-// Hang-up and error conditions count as
-// readiness for every registered interest. Regular files are always ready,
-// as poll(2) has them.
+// Hang-up and error conditions count as readiness for every registered
+// interest. Regular files are always ready, as poll(2) has them.
 //
 // Closed fds. The core deregisters an fd before it closes it (Loop.CloseFD),
 // and finds by itself the fds closed behind its back: it records the

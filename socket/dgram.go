@@ -68,9 +68,8 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 // writeTo sends p as one datagram to to (to the connected peer if to is
 // none): sendto(2), or sendmsg(2) with oob if msg.
 func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err error) {
-	if len(p) > maxRW {
-		// No datagram is that long, and Winsock takes an int32 count.
-		return 0, 0, sysError(callWrite, errMsgSize)
+	if err := datagramFits(p); err != nil {
+		return 0, 0, err
 	}
 	var ra rawAddr
 	if fd.family == afUnix {
@@ -99,6 +98,15 @@ func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err err
 		return 0, 0, err
 	}
 	return n, oobn, nil
+}
+
+// datagramFits refuses a datagram over maxRW: none is that long, and
+// Winsock takes an int32 count.
+func datagramFits(p []byte) error {
+	if len(p) > maxRW {
+		return sysError(callWrite, errMsgSize)
+	}
+	return nil
 }
 
 // checkPeer is the error of a Write without address on a datagram

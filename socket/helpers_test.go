@@ -98,3 +98,18 @@ func runLoop(t *testing.T, l *core.Loop) (stop func()) {
 	t.Cleanup(stop)
 	return stop
 }
+
+// option reads an int socket option of c (getsockopt).
+func option(t *testing.T, c *Conn, level, opt int) int {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	var oerr error
+	if err := rc.Control(func(fd uintptr) { v, oerr = sockoptInt(fd, level, opt) }); err != nil || oerr != nil {
+		t.Fatalf("getsockopt: %v, %v", err, oerr)
+	}
+	return v
+}

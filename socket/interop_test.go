@@ -326,24 +326,11 @@ func TestOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		option := func(c *Conn, level, opt int) int {
-			t.Helper()
-			rc, err := c.SyscallConn()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var v int
-			var oerr error
-			if err := rc.Control(func(fd uintptr) { v, oerr = sockoptInt(fd, level, opt) }); err != nil || oerr != nil {
-				t.Fatalf("getsockopt: %v, %v", err, oerr)
-			}
-			return v
-		}
 		for what, c := range map[string]*Conn{"accepted": c, "dialed": d} {
-			if option(c, ipprotoTCP, tcpNoDelay) == 0 {
+			if option(t, c, ipprotoTCP, tcpNoDelay) == 0 {
 				t.Errorf("%s conn: TCP_NODELAY off, want on by default", what)
 			}
-			if option(c, solSocket, soKeepAlive) == 0 {
+			if option(t, c, solSocket, soKeepAlive) == 0 {
 				t.Errorf("%s conn: keep-alives off, want on by default", what)
 			}
 		}
@@ -359,13 +346,13 @@ func TestOptions(t *testing.T) {
 				t.Errorf("%s: %v", name, err)
 			}
 		}
-		if option(c, ipprotoTCP, tcpNoDelay) != 0 {
+		if option(t, c, ipprotoTCP, tcpNoDelay) != 0 {
 			t.Error("SetNoDelay(false) left TCP_NODELAY on")
 		}
-		if err := c.SetKeepAlive(false); err != nil || option(c, solSocket, soKeepAlive) != 0 {
+		if err := c.SetKeepAlive(false); err != nil || option(t, c, solSocket, soKeepAlive) != 0 {
 			t.Errorf("SetKeepAlive(false): %v, or left keep-alives on", err)
 		}
-		if n := option(c, solSocket, soRcvbuf); n < 64<<10 {
+		if n := option(t, c, solSocket, soRcvbuf); n < 64<<10 {
 			t.Errorf("SO_RCVBUF %d after SetReadBuffer(64 KiB)", n)
 		}
 		// RawConn.Read waits on the loop as Read does.

@@ -86,9 +86,8 @@ func (fd *netFD) write(p []byte) (int, error) {
 		return 0, nil
 	}
 	if fd.dgram() {
-		if len(p) > maxRW {
-			// No datagram is that long, and Winsock takes an int32 count.
-			return 0, sysError(callWrite, errMsgSize)
+		if err := datagramFits(p); err != nil {
+			return 0, err
 		}
 		var n int
 		err := fd.ioLoop(&fd.wr, "write", func() (err error) {

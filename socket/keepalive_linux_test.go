@@ -30,19 +30,6 @@ func TestKeepAlivePeriodZeroAndNegative(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer peer.Close()
-		idle := func() int {
-			t.Helper()
-			rc, err := c.SyscallConn()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var v int
-			var gerr error
-			if err := rc.Control(func(fd uintptr) { v, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_KEEPIDLE) }); err != nil || gerr != nil {
-				t.Fatal(err, gerr)
-			}
-			return v
-		}
 		for _, step := range []struct {
 			d    time.Duration
 			want int
@@ -50,7 +37,7 @@ func TestKeepAlivePeriodZeroAndNegative(t *testing.T) {
 			if err := c.SetKeepAlivePeriod(step.d); err != nil {
 				t.Fatalf("SetKeepAlivePeriod(%v): %v", step.d, err)
 			}
-			if got := idle(); got != step.want {
+			if got := option(t, c, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE); got != step.want {
 				t.Errorf("after SetKeepAlivePeriod(%v): TCP_KEEPIDLE %d, want %d", step.d, got, step.want)
 			}
 		}

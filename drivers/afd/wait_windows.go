@@ -96,31 +96,31 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 // none pending. A socket AFD no longer knows under its handle (closed;
 // or closed and its handle reused by something else than a socket) is
 // reported Closed by this Wait.
-func (d *Driver) arm() error {
-	for i, id := range d.queue {
-		d.slots[id].queued = false
-		if err := d.armOne(id); err != nil {
-			// The ones not armed yet stay queued for the next Wait.
-			d.slots[id].queued = true
-			d.queue = d.queue[:copy(d.queue, d.queue[i:])]
-			return err
-		}
-	}
-	d.queue = d.queue[:0]
-	return nil
+func (d *Driver) arm() (err error) {
+	d.queue, err = d.armAll(d.queue, true)
+	return err
 }
 
 // armNow arms the slots whose poll completed in this Wait without an
 // event (d.now); they are not on the queue's books.
-func (d *Driver) armNow() error {
-	for i, id := range d.now {
+func (d *Driver) armNow() (err error) {
+	d.now, err = d.armAll(d.now, false)
+	return err
+}
+
+// armAll arms the slots of q and returns q emptied, or on an error what is
+// left of it, for the next try; queued says q is d.queue, whose slots are
+// marked queued while on it.
+func (d *Driver) armAll(q []int32, queued bool) ([]int32, error) {
+	for i, id := range q {
 		if err := d.armOne(id); err != nil {
-			d.now = d.now[:copy(d.now, d.now[i:])]
-			return err
+			return q[:copy(q, q[i:])], err
+		}
+		if queued {
+			d.slots[id].queued = false
 		}
 	}
-	d.now = d.now[:0]
-	return nil
+	return q[:0], nil
 }
 
 func (d *Driver) armOne(id int32) error {
@@ -130,7 +130,7 @@ func (d *Driver) armOne(id int32) error {
 	}
 	ev := events(s.in)
 	switch st := submit(d.helpers[s.helper].h, d.op(id), s.base, ev, uintptr(id)+1); {
-	case gone(st):
+	case socketGone(st):
 		if !s.gone {
 			s.gone = true
 			d.gone = append(d.gone, id)
@@ -147,11 +147,11 @@ func (d *Driver) armOne(id int32) error {
 	return nil
 }
 
-// gone reports whether a poll's status says that AFD does not know the
+// socketGone reports whether a poll's status says that AFD does not know the
 // socket under its handle: STATUS_INVALID_HANDLE, or what the runtime
 // library maps to the same Win32 error (Wine answers
 // STATUS_OBJECT_TYPE_MISMATCH for a handle that names something else).
-func gone(st windows.NTStatus) bool {
+func socketGone(st windows.NTStatus) bool {
 	return st == windows.STATUS_INVALID_HANDLE || st == windows.STATUS_OBJECT_TYPE_MISMATCH ||
 		st.Errno() == windows.ERROR_INVALID_HANDLE
 }
