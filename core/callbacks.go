@@ -64,10 +64,12 @@ type queued struct {
 	enq uint32
 }
 
-// entry is an entry of the tick's callback queue: a callback or a posted fn.
+// entry is an entry of the tick's callback queue: a callback, a posted fn,
+// or a fiber that an FD's readiness or timer resumes (fdwait.go).
 type entry struct {
 	id   CallbackID
 	post func()
+	f    *fiber
 }
 
 // task is a microtask: a closure, or the resumption of a suspended fiber

@@ -43,6 +43,9 @@ func (l *Loop) CloseFD(fd int) error {
 // deregisters it, in one driver call whatever the number of watchers.
 func (l *Loop) releaseFD(fd int) {
 	if fd < len(l.fds) {
+		if p := l.fds[fd].pd; p != nil {
+			p.fail(fmt.Errorf("eventloop: fd %d: %w", fd, ErrFDClosed))
+		}
 		for _, c := range l.forgetFD(fd, &l.fds[fd], true) {
 			c.active = false
 			l.cancel(c)

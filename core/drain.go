@@ -51,7 +51,12 @@ func (l *Loop) drain(self *fiber) {
 		}
 		for l.callbackQueue.len() > 0 {
 			e := l.callbackQueue.pop()
-			if e.post != nil {
+			if e.f != nil {
+				if !e.f.suspended {
+					continue
+				}
+				l.resumeIO(e.f)
+			} else if e.post != nil {
 				l.runPost(e.post)
 			} else if c := l.lookup(e.id); c != nil && c.invokable {
 				l.runCallback(c)
@@ -99,6 +104,18 @@ func (l *Loop) tickHere(self *fiber) bool {
 	l.idle = true
 	l.tick(false)
 	return true
+}
+
+// resumeIO switches to f, a fiber that an FD's readiness or timer woke
+// (fdwait.go). Out of line, so that drain's frame, which is on the stack
+// of every suspended fiber, stays small.
+//
+//go:noinline
+func (l *Loop) resumeIO(f *fiber) {
+	if l.wd != nil {
+		l.wdBegin(0, 0, kindResume, f, f.created)
+	}
+	l.switchTo(f)
 }
 
 // runMicrotasks runs the microtask queue dry; false means self must return

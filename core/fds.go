@@ -38,6 +38,7 @@ type fdState struct {
 	registered bool
 	interest   Interest
 	held       int32
+	pd         *FD // the loop's own wait on this number (fdwait.go), if any
 }
 
 func token(fd int, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(uint32(fd))) }
@@ -132,6 +133,9 @@ func (l *Loop) deactivateFD(c *callback) {
 // handler (or Run) learns which fd and callbacks.
 func (l *Loop) syncFD(fd int, st *fdState) {
 	var in Interest
+	if st.pd != nil {
+		in = st.pd.in
+	}
 	for _, w := range st.watchers {
 		if w.typ == TypeReadable {
 			in |= Read
@@ -142,20 +146,14 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 	l.sweep.active = true
 	var err error
 	switch {
-	case len(st.watchers) == 0 && st.held == 0:
-		if st.registered {
-			st.registered = false
-			l.watching--
-			// An error here means the fd is gone already (closed before its
-			// watchers were cancelled); there is nothing left to undo.
-			_ = l.driver.Deregister(fd)
-		}
-	case len(st.watchers) == 0:
-		if st.registered && st.interest != 0 {
-			if err = l.driver.Modify(fd, token(fd, st.gen), 0); err == nil {
-				st.interest = 0
-			}
-		}
+	case in == 0 && !st.registered:
+		// Nothing to watch yet.
+	case in == 0 && st.held == 0 && st.pd == nil:
+		st.registered = false
+		l.watching--
+		// An error here means the fd is gone already (closed before its
+		// watchers were cancelled); there is nothing left to undo.
+		_ = l.driver.Deregister(fd)
 	case !st.registered:
 		st.gen++
 		if err = l.driver.Register(fd, token(fd, st.gen), in); err == nil {
@@ -176,6 +174,9 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 // dropFD stops watching fd after a driver error, a Closed event (then the
 // driver has forgotten it already) or a sweep, and reports its watchers.
 func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
+	if p := st.pd; p != nil {
+		p.fail(fmt.Errorf("eventloop: fd %d: %w", fd, cause))
+	}
 	l.reportWatchers(fd, l.forgetFD(fd, st, deregister), cause)
 }
 
@@ -240,6 +241,9 @@ func (l *Loop) dispatchEvents(evs []Event) {
 		if ev.Closed {
 			l.dropFD(fd, st, ErrFDClosed, false)
 			continue
+		}
+		if p := st.pd; p != nil && ev.Ready&p.in != 0 {
+			l.fdReady(p, ev.Ready&p.in)
 		}
 		for _, c := range st.watchers {
 			if c.typ == TypeReadable && ev.Ready&Read != 0 || c.typ == TypeWritable && ev.Ready&Write != 0 {

@@ -34,9 +34,11 @@ type Loop struct {
 	lastNow  int64     // the clock when last read: a timer due by then is due now
 	epoch    time.Time // monotonic base of every deadline
 
-	fds      []fdState // indexed by fd
-	watching int       // fds registered with the driver
-	sweep    sweeper   // finds fds closed behind the loop's back (sweep.go)
+	fds       []fdState // indexed by fd
+	watching  int       // fds registered with the driver
+	ioWaiters int       // waits on FDs in progress (fdwait.go): they keep Run going
+	ioDirty   []*FD     // FDs whose interest changed since the last Wait
+	sweep     sweeper   // finds fds closed behind the loop's back (sweep.go)
 	// noFileIDs: the fds are not files (core's tests); never fstat them.
 	noFileIDs bool
 	events    []Event

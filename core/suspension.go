@@ -36,6 +36,35 @@ func (l *Loop) Suspension() *Suspension {
 	return l.mainSusp
 }
 
+// suspendHere suspends f, the running fiber, until something switches to
+// it again: a Resume's microtask, or an FD's readiness (fdwait.go). It
+// reports whether the loop is closing (Close unwinds the fiber).
+func (l *Loop) suspendHere(f *fiber) bool {
+	f.suspended = true
+	l.m.suspended++
+	if l.wd != nil {
+		l.wdIdle() // a suspended callback is not running
+	}
+	f.yield(struct{}{})
+	if f.probe {
+		l.probed(f)
+	}
+	f.suspended = false
+	l.m.suspended--
+	return l.closing
+}
+
+// probed answers a deadlock report's probes, which want to know where f
+// waits: f records its stack and suspends again, until it is resumed for
+// real.
+func (l *Loop) probed(f *fiber) {
+	for f.probe {
+		f.probe = false
+		f.stack = stackOf()
+		f.yield(struct{}{})
+	}
+}
+
 // errDeadMain is what Suspend returns on a main suspension that an uncaught
 // error ended.
 var errDeadMain = errors.New("eventloop: Suspend called on a main Suspension after an uncaught error ended its last Suspend; take a new one from Loop.Suspension")
@@ -60,23 +89,7 @@ func (s *Suspension) Suspend() (any, error) {
 	}
 	s.pending = true
 	s.epoch++
-	f.suspended = true
-	l.m.suspended++
-	if l.wd != nil {
-		l.wdIdle() // a suspended callback is not running
-	}
-	for {
-		f.yield(struct{}{})
-		if !f.probe {
-			break
-		}
-		// A deadlock report wants to know where this fiber waits.
-		f.probe = false
-		f.stack = stackOf()
-	}
-	f.suspended = false
-	l.m.suspended--
-	if l.closing {
+	if l.suspendHere(f) {
 		s.pending = false
 		return nil, ErrLoopClosed
 	}

@@ -38,7 +38,7 @@ func (l *Loop) loopTask() {
 }
 
 func (l *Loop) isEmpty() bool {
-	return l.live == 0 && l.awaiting == 0 && l.postQueued == 0 && !l.postWaiting.Load()
+	return l.live == 0 && l.ioWaiters == 0 && l.awaiting == 0 && l.postQueued == 0 && !l.postWaiting.Load()
 }
 
 // invokeInterrupt parks the loop fiber, handing l.intr to main. An
@@ -141,6 +141,9 @@ func (l *Loop) dispatch(blocking bool) {
 	if l.dispatchSignals() {
 		blocking = false
 	}
+	if len(l.ioDirty) > 0 {
+		l.flushIO()
+	}
 	var timeout time.Duration
 	if blocking {
 		timeout = l.timeout()
@@ -191,6 +194,10 @@ func (l *Loop) dispatch(blocking bool) {
 			continue
 		}
 		l.timers.remove(c)
+		if c.typ == typeIOTimer {
+			l.ioTimer(c)
+			continue
+		}
 		c.active = false
 		l.enqueue(c)
 	}

@@ -129,12 +129,17 @@ func (ls *loopState) checkDrained() {
 	}
 }
 
-// eachConn calls f on every conn; f may remove the conn it is given.
+// eachConn calls f on every conn open when it is called. f may remove
+// conns from the list, its own and others: a Close it makes suspends its
+// fiber until the conn's other users have left, and they may end
+// meanwhile.
 func (ls *loopState) eachConn(f func(c *conn)) {
-	for c := ls.conns.next; c != &ls.conns; {
-		next := c.next
+	var cs []*conn
+	for c := ls.conns.next; c != &ls.conns; c = c.next {
+		cs = append(cs, c)
+	}
+	for _, c := range cs {
 		f(c)
-		c = next
 	}
 }
 
@@ -169,7 +174,9 @@ func (ls *loopState) closeAll() {
 }
 
 func (ls *loopState) closeListeners() {
-	for _, ln := range ls.listeners {
+	// A copy: Close suspends, and Serve's accept fibers take their
+	// listeners off the list meanwhile.
+	for _, ln := range slices.Clone(ls.listeners) {
 		ln.Close()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"unsafe"
+
+	"github.com/revoltgo/eventloop/core"
 )
 
 // The datagram side of netFD: one system call per datagram, under the
@@ -41,7 +43,7 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 	if msg {
 		name = "recvmsg"
 	}
-	err = fd.ioLoop(&fd.rd, name, func() (err error) {
+	err = fd.ioLoop(core.Read, name, func() (err error) {
 		if msg {
 			n, oobn, flags, err = recvmsg(fd.sysfd, p, oob, 0, &ra)
 		} else {
@@ -86,7 +88,7 @@ func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err err
 	if msg {
 		name = "sendmsg"
 	}
-	err = fd.ioLoop(&fd.wr, name, func() (err error) {
+	err = fd.ioLoop(core.Write, name, func() (err error) {
 		if msg {
 			n, oobn, err = sendmsg(fd.sysfd, p, oob, &ra)
 		} else {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/revoltgo/eventloop/core"
 )
@@ -79,7 +80,11 @@ func dialOne(ctx context.Context, l *core.Loop, network string, family, sotype i
 	if err != nil {
 		return nil, wrapSyscall("socket", err)
 	}
-	fd := newFD(l, s, family, sotype, network)
+	fd, err := newFD(l, s, family, sotype, network)
+	if err != nil {
+		_ = sysClose(s)
+		return nil, err
+	}
 	if sotype == sockDgram && family != afUnix {
 		if err := dgramSockopts(s, family); err != nil {
 			_ = fd.close()
@@ -122,11 +127,28 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 		}
 		break
 	}
-	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { _ = fd.l.Post(fd.wr.wakeAll) }) // on a goroutine of its own
-		defer stop()
+	// The wait holds a reference, as every wait does; the conn is the
+	// dialer's alone until connect returns.
+	if !fd.incref() {
+		return fd.closedErr()
 	}
-	d := &fd.wr
+	defer fd.decref()
+	if ctx.Done() != nil {
+		// ctx ending wakes the wait as a passed deadline would; the conn
+		// has no deadline of its own yet, and the wake says nothing more
+		// than "look again".
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			fd.pd.SetDeadline(core.Write, time.Unix(1, 0))
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				<-fired
+				fd.pd.SetDeadline(core.Write, time.Time{})
+			}
+		}()
+	}
 	// reconnects bounds the second connect below: where SO_ERROR was
 	// cleared behind our back, a failed connect must not start over.
 	reconnects := 0
@@ -134,7 +156,10 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 		if err := ctx.Err(); err != nil {
 			return ctxError(err)
 		}
-		if err := d.wait(waitIO); err != nil {
+		if err := fd.wait(core.Write); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return ctxError(cerr)
+			}
 			return err
 		}
 		if err := ctx.Err(); err != nil {

@@ -34,21 +34,25 @@
 //   - from a fiber of the conn's loop (a callback, a microtask): the fiber
 //     suspends and the loop resumes it when the socket is ready; other
 //     fibers run meanwhile;
-//   - from main between runs (the loop's own goroutine while nothing runs
-//     the loop): the call runs the loop itself until it is done, then
-//     stops it; timers and fibers of the loop run meanwhile;
-//   - from any other goroutine (nettest's, net/http's): the goroutine
-//     blocks while the goroutine that runs the loop waits for it; if the
-//     loop is closed meanwhile, the call fails instead of hanging.
+//   - from any other goroutine (main between runs, nettest's, net/http's):
+//     the goroutine blocks until its call is done; if the loop is closed
+//     meanwhile, the call fails instead of hanging.
 //
-// The goroutine paths hand their wait to the loop with Post and wait in
-// core.Loop.RunUntil, which tells the two cases apart safely: it runs the
-// loop when no goroutine does, waits while another does, and takes the
-// loop over when that run ends before the call is done. A loop closed
-// meanwhile ends the wait with an error. One rule follows: Close a loop
-// once no goroutine is blocked on its sockets (or close them first): a
-// blocked goroutine may be the one running the loop, and Close then
-// returns core.ErrLoopRunning.
+// Who runs the loop, when goroutines need it: whoever is there. A
+// goroutine whose call must wait hands its wait to the loop (Post) and
+// waits in core.Loop.RunUntil: if a goroutine runs the loop (Run, or
+// another call's RunUntil), it waits for its wake; if nobody does, it runs
+// the loop itself until its own call is done, then lets it go, and a
+// goroutine still waiting takes it over. A waiting call keeps the loop
+// alive, so the run that serves one call never ends while another still
+// waits: any number of goroutines may share the conns of a loop with
+// nobody calling Run, with a goroutine in Run, or with runs starting and
+// stopping meanwhile, and no call fails because the run that served it
+// ended (TestGoroutinesShareLoop counts every byte at both ends). One rule
+// follows: Close a loop once no goroutine is blocked on its sockets (or
+// close them first): a blocked goroutine may be the one running the loop,
+// and Close then stops that run and its calls fail with the loop's
+// closing.
 //
 // A conn belongs to its loop. Called from a fiber of another loop it takes
 // the goroutine path, which blocks that other loop. A fiber that replaced
@@ -58,15 +62,15 @@
 //
 // # Waiting
 //
-// Each descriptor gets at most one readable and one writable watcher for
-// its whole life, made at its first EAGAIN in that direction, and keeps its
-// registration with the driver until Close. A watcher is referenced while
-// a call waits on it, so a waiting call keeps Run going as any Revolt
-// watcher does; when it fires it wakes every waiter of its direction, each
-// of which tries its system call again, and it stays enabled, so the next
-// wait costs no system call; if it fires with nobody waiting it is
-// disabled until the next EAGAIN. On the fiber path a Read or Write that
-// suspends allocates nothing once the conn exists (BenchmarkFiberPingPong).
+// A socket waits through the loop's own primitive, core.FD (what the Go
+// runtime's pollDesc is to net), not through the user-facing watcher API:
+// the descriptor is registered with the driver at its first wait and
+// stays registered until Close; a fiber waiting for a direction is
+// resumed straight from the driver's event in that tick; deadlines are
+// nodes of the loop's timer heap, one per direction. A waiting call keeps
+// Run going, as a referenced Revolt watcher would. On the fiber path a
+// Read or Write that suspends allocates nothing once the conn exists
+// (TestFiberPathAllocatesNothing).
 //
 // Calls in one direction take turns, as net's do: two Writes never
 // interleave their bytes, and the waiting turn is a fiber's suspension (or
@@ -81,11 +85,14 @@
 // true; a deadline already past fails the call before its system call; a
 // deadline moved while a call waits takes effect at once.
 //
-// Close works from any goroutine. It wakes every waiting call (they fail
-// with an error wrapping net.ErrClosed), lets go of the watchers on the
-// loop, and closes the descriptor once no call uses it (on the loop with
-// core.Loop.CloseFD), so a call never touches a file that took the number.
-// A second Close, and any call after it, fails with net.ErrClosed.
+// Close works from any goroutine and behaves as net's: it wakes every
+// waiting call (they fail with an error wrapping net.ErrClosed), waits
+// until the last call has left (from a fiber it suspends, from a goroutine
+// it blocks), takes the descriptor out of the driver and closes it, and
+// only then returns: a call never touches a file that took the number,
+// and a listener's address can be bound again the moment Close returns
+// (TestCloseReturnsAfterClose). A second Close, and any call after it,
+// fails with net.ErrClosed.
 //
 // When the loop is closed, fibers waiting on a socket are unwound: their
 // calls fail with an error wrapping both net.ErrClosed and

@@ -29,7 +29,7 @@ func TestShortReadSavesTheEAGAINRead(t *testing.T) {
 		if err := unix.SetNonblock(fds[0], true); err != nil {
 			t.Fatal(err)
 		}
-		srv := &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
+		srv := &Conn{fd: testFD(t, l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
 		defer srv.Close()
 		peer := fds[1] // blocking
 		defer unix.Close(peer)

@@ -58,7 +58,10 @@ func fileFD(l *core.Loop, f *os.File, listener bool) (*netFD, error) {
 	default:
 		return fail(os.NewSyscallError("getsockname", unix.EAFNOSUPPORT))
 	}
-	fd := newFD(l, ns, family, unix.SOCK_STREAM, network)
+	fd, err := newFD(l, ns, family, unix.SOCK_STREAM, network)
+	if err != nil {
+		return fail(err)
+	}
 	fd.laddr = addrOf(lsa, unix.SOCK_STREAM)
 	if listener {
 		fd.ln = &listenState{}

@@ -67,7 +67,10 @@ func fileFD(l *core.Loop, f *os.File, listener bool) (*netFD, error) {
 	default:
 		return fail(sysError("getsockname", windows.WSAEAFNOSUPPORT))
 	}
-	fd := newFD(l, s, family, sockStream, "tcp")
+	fd, err := newFD(l, s, family, sockStream, "tcp")
+	if err != nil {
+		return fail(err)
+	}
 	fd.laddr = addrOf(lsa, sockStream)
 	if listener {
 		fd.ln = &listenState{}

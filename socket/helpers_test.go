@@ -75,7 +75,7 @@ func runLoop(t *testing.T, l *core.Loop) (stop func()) {
 	done := make(chan error, 1)
 	go func() { done <- l.Run() }()
 	// Wait until that goroutine runs the loop, before the test's goroutines
-	// use sockets (see block in block.go).
+	// use sockets (the package doc says who runs the loop).
 	running := make(chan struct{})
 	if err := l.Post(func() { close(running) }); err != nil {
 		t.Fatal(err)
@@ -112,4 +112,14 @@ func option(t *testing.T, c *Conn, level, opt int) int {
 		t.Fatalf("getsockopt: %v, %v", err, oerr)
 	}
 	return v
+}
+
+// testFD is newFD for a socket a test made; it fails the test on an error.
+func testFD(t testing.TB, l *core.Loop, s, family, sotype int, network string) *netFD {
+	t.Helper()
+	fd, err := newFD(l, s, family, sotype, network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd
 }

@@ -31,7 +31,7 @@ func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
 			t.Fatal(err)
 		}
 	}
-	return &Conn{fd: newFD(l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}, &Conn{fd: newFD(l, fds[1], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
+	return &Conn{fd: testFD(t, l, fds[0], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}, &Conn{fd: testFD(t, l, fds[1], unix.AF_UNIX, unix.SOCK_STREAM, "unix")}
 }
 
 // fdOpen reports whether the descriptor fd is open.

@@ -28,7 +28,7 @@ func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Conn{fd: newFD(l, int(a), afInet, sockStream, "tcp")}, &Conn{fd: newFD(l, int(b), afInet, sockStream, "tcp")}
+	return &Conn{fd: testFD(t, l, int(a), afInet, sockStream, "tcp")}, &Conn{fd: testFD(t, l, int(b), afInet, sockStream, "tcp")}
 }
 
 // fdOpen reports whether the socket handle fd is open.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/revoltgo/eventloop/core"
 )
 
 // maxRW caps one read(2) or write(2), as net does: some kernels reject
@@ -16,7 +18,7 @@ const maxRW = 1 << 30
 // read is Conn.Read: one read(2), as net's, whatever the socket type (a
 // datagram socket reads one datagram). It is written out rather than on
 // ioLoop: its frames are on the stack of every fiber suspended in Read,
-// which is most of what an idle connection costs (see enqueue).
+// which is most of what an idle connection costs.
 func (fd *netFD) read(p []byte) (int, error) {
 	if len(p) == 0 {
 		// As net: at once, without a system call (which would say 0, like
@@ -29,8 +31,7 @@ func (fd *netFD) read(p []byte) (int, error) {
 	if len(p) > maxRW {
 		p = p[:maxRW]
 	}
-	d := &fd.rd
-	if err := fd.acquire(d); err != nil {
+	if err := fd.acquire(core.Read); err != nil {
 		return 0, err
 	}
 	// A stream read that came back short left the socket empty, so the
@@ -39,11 +40,11 @@ func (fd *netFD) read(p []byte) (int, error) {
 	// reported at once), which saves one system call per round trip of a
 	// request-response protocol. Tokio's reads do the same. Any other
 	// caller tries the call first: a wait costs it a trip to the loop.
-	skip := d.drained && fd.l.InFiber()
-	d.drained = false
+	skip := fd.drained && fd.l.InFiber()
+	fd.drained = false
 	for {
-		if d.expired() {
-			fd.unlock(d)
+		if fd.pd.Expired(core.Read) {
+			fd.unlock(core.Read)
 			return 0, os.ErrDeadlineExceeded
 		}
 		n, errno := 0, errAgain
@@ -54,8 +55,8 @@ func (fd *netFD) read(p []byte) (int, error) {
 		var err error
 		switch errno {
 		case 0:
-			d.drained = n < len(p) && !fd.dgram()
-			fd.unlock(d)
+			fd.drained = n < len(p) && !fd.dgram()
+			fd.unlock(core.Read)
 			if n == 0 && !fd.dgram() {
 				return 0, io.EOF
 			}
@@ -63,15 +64,16 @@ func (fd *netFD) read(p []byte) (int, error) {
 		case errIntr:
 			continue
 		case errAgain:
-			if err = d.wait(waitIO); err == nil {
+			if err = fd.pd.Wait(core.Read); err == nil {
 				continue
 			}
+			err = fd.ioErr(err)
 		default:
 			// n is 0, or on Windows what a datagram longer than p left
 			// in it (WSAEMSGSIZE: net returns both).
 			err = sysError(callRead, errno)
 		}
-		fd.unlock(d)
+		fd.unlock(core.Read)
 		return n, err
 	}
 }
@@ -90,7 +92,7 @@ func (fd *netFD) write(p []byte) (int, error) {
 			return 0, err
 		}
 		var n int
-		err := fd.ioLoop(&fd.wr, "write", func() (err error) {
+		err := fd.ioLoop(core.Write, "write", func() (err error) {
 			n, err = writeErr(fd.sysfd, p)
 			return err
 		})
@@ -99,25 +101,24 @@ func (fd *netFD) write(p []byte) (int, error) {
 	// The common case first: the whole of p in one call, without the
 	// closure of ioLoop. What is left goes on under the same turn of the
 	// lock, so that concurrent Writes still do not interleave.
-	d := &fd.wr
-	if err := fd.acquire(d); err != nil {
+	if err := fd.acquire(core.Write); err != nil {
 		return 0, err
 	}
 	nn := 0
-	if len(p) <= maxRW && !d.expired() {
+	if len(p) <= maxRW && !fd.pd.Expired(core.Write) {
 		n, errno := sysWrite(fd.sysfd, p)
 		switch {
 		case errno == 0 && n == len(p):
-			fd.unlock(d)
+			fd.unlock(core.Write)
 			return n, nil
 		case errno == 0 && n > 0:
 			nn = n
 		case errno != errAgain && errno != errIntr:
-			fd.unlock(d)
+			fd.unlock(core.Write)
 			return 0, sysError(callWrite, errno)
 		}
 	}
-	err := fd.ioLocked(d, "write", func() error {
+	err := fd.ioLocked(core.Write, "write", func() error {
 		chunk := p[nn:]
 		if len(chunk) > maxRW {
 			chunk = chunk[:maxRW]
@@ -146,23 +147,23 @@ func (fd *netFD) write(p []byte) (int, error) {
 var errAgainNow error = errIntr
 
 // ioLoop runs call, the system call of one operation, under the lock of
-// d (calls in one direction take turns): it checks the deadline, makes
+// direction mode (calls in one direction take turns): it checks the deadline, makes
 // the call, waits for readiness only if the call says EAGAIN, and makes it
 // again at once on EINTR. An errno comes back as an *os.SyscallError
 // named name; anything else as call returned it.
-func (fd *netFD) ioLoop(d *dir, name string, call func() error) error {
-	if err := fd.acquire(d); err != nil {
+func (fd *netFD) ioLoop(mode core.Interest, name string, call func() error) error {
+	if err := fd.acquire(mode); err != nil {
 		return err
 	}
-	return fd.ioLocked(d, name, call)
+	return fd.ioLocked(mode, name, call)
 }
 
-// ioLocked is ioLoop for a caller that holds the lock of d already; it
+// ioLocked is ioLoop for a caller that holds the lock of mode already; it
 // releases it.
-func (fd *netFD) ioLocked(d *dir, name string, call func() error) error {
-	defer fd.unlock(d)
+func (fd *netFD) ioLocked(mode core.Interest, name string, call func() error) error {
+	defer fd.unlock(mode)
 	for {
-		if d.expired() {
+		if fd.pd.Expired(mode) {
 			return os.ErrDeadlineExceeded
 		}
 		switch err := call(); err {
@@ -170,7 +171,7 @@ func (fd *netFD) ioLocked(d *dir, name string, call func() error) error {
 			return nil
 		case errAgainNow:
 		case errAgain:
-			if err := d.wait(waitIO); err != nil {
+			if err := fd.wait(mode); err != nil {
 				return err
 			}
 		default:
@@ -280,11 +281,11 @@ func (fd *netFD) rawControl(f func(uintptr)) error {
 // rawWait is RawConn.Read and Write: f until it is done, waiting for the
 // direction between calls, under the direction's lock and deadline.
 func (fd *netFD) rawWait(write bool, f func(uintptr) bool) error {
-	d := &fd.rd
+	mode := core.Read
 	if write {
-		d = &fd.wr
+		mode = core.Write
 	}
-	return fd.ioLoop(d, "", func() error {
+	return fd.ioLoop(mode, "", func() error {
 		if f(uintptr(fd.sysfd)) {
 			return nil
 		}

@@ -98,7 +98,12 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 		_ = sysClose(s)
 		return nil, err
 	}
-	return boundFD(l, s, family, sotype, network, ""), nil
+	fd, err := boundFD(l, s, family, sotype, network, "")
+	if err != nil {
+		_ = sysClose(s)
+		return nil, err
+	}
+	return fd, nil
 }
 
 func bindUnix(lc *ListenConfig, l *core.Loop, network string, sotype int, path string) (*netFD, error) {
@@ -116,7 +121,11 @@ func bindUnix(lc *ListenConfig, l *core.Loop, network string, sotype int, path s
 	if path == "" || path[0] == '@' || sotype != sockStream {
 		unlink = "" // abstract (Linux), or not ours to remove
 	}
-	fd := boundFD(l, s, afUnix, sotype, network, unlink)
+	fd, err := boundFD(l, s, afUnix, sotype, network, unlink)
+	if err != nil {
+		_ = sysClose(s)
+		return nil, err
+	}
 	if fd.laddr == nil {
 		fd.laddr = &net.UnixAddr{Name: path, Net: network}
 	}
@@ -151,15 +160,18 @@ func bindListen(lc *ListenConfig, s, sotype int, network, address string, sa soc
 
 // boundFD makes the fd of a bound socket: a listener (stream) or a
 // datagram socket.
-func boundFD(l *core.Loop, s, family, sotype int, network, unlink string) *netFD {
-	fd := newFD(l, s, family, sotype, network)
+func boundFD(l *core.Loop, s, family, sotype int, network, unlink string) (*netFD, error) {
+	fd, err := newFD(l, s, family, sotype, network)
+	if err != nil {
+		return nil, err
+	}
 	if sotype == sockStream {
 		fd.ln = &listenState{unlink: unlink}
 	}
 	if sa, err := sysGetsockname(s); err == nil {
 		fd.laddr = addrOf(sa, sotype)
 	}
-	return fd
+	return fd, nil
 }
 
 // ctrlConn is the RawConn given to ListenConfig.Control: the socket is not
@@ -182,29 +194,35 @@ const (
 
 // accept takes the next connection (see Listener.AcceptConn).
 func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
-	d := &fd.rd
-	if err := fd.acquire(d); err != nil {
+	if err := fd.acquire(core.Read); err != nil {
 		return nil, err
 	}
-	defer fd.unlock(d)
+	defer fd.unlock(core.Read)
 	for {
-		if d.expired() {
+		if fd.pd.Expired(core.Read) {
 			return nil, os.ErrDeadlineExceeded
 		}
-		if b := fd.ln.backoff.Load(); b != 0 && nowMono() < b {
-			if err := d.wait(waitSleep); err != nil {
-				return nil, err
+		if b := fd.ln.backoff.Load(); b != 0 {
+			if left := b - nowMono(); left > 0 {
+				if err := fd.ioErr(fd.pd.Sleep(core.Read, time.Duration(left))); err != nil {
+					return nil, err
+				}
+				continue
 			}
-			continue
 		}
 		ns, rsa, err := sysAccept(fd.sysfd)
 		switch {
 		case err == nil:
 			fd.ln.backoff.Store(0)
 			fd.ln.backoffLen = 0
-			return fd.accepted(ns, rsa, keepAlive), nil
+			c, err := fd.accepted(ns, rsa, keepAlive)
+			if err != nil {
+				_ = sysClose(ns)
+				return nil, err
+			}
+			return c, nil
 		case err == errAgain:
-			if err := d.wait(waitIO); err != nil {
+			if err := fd.wait(core.Read); err != nil {
 				return nil, err
 			}
 		case acceptAgain(err):
@@ -223,8 +241,11 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 }
 
 // accepted makes the fd of a new connection, with net's options.
-func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) *netFD {
-	c := newFD(fd.l, ns, int(fd.family), sockStream, fd.net)
+func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD, error) {
+	c, err := newFD(fd.l, ns, int(fd.family), sockStream, fd.net)
+	if err != nil {
+		return nil, err
+	}
 	if sa, err := sysGetsockname(ns); err == nil {
 		c.laddr = addrOf(sa, sockStream)
 	}
@@ -234,12 +255,11 @@ func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) *netFD 
 		_ = c.setNoDelay(true)
 		_ = c.keepAlive(keepAlive)
 	}
-	if fd.l.InFiber() {
-		// A conn is read first and waits for it most (an idle one waits
-		// nothing else): its readable watcher is made here, on the
-		// accepting fiber's stack, rather than on the stack of the fiber
-		// that will read it, which it would grow from 2 KiB to 4 for good.
-		c.rd.prepare()
-	}
-	return c
+	return c, nil
 }
+
+// Deadlines and back-offs are kept as monotonic nanoseconds since the
+// package started, never 0 (which stands for "none").
+var monoBase = time.Now()
+
+func nowMono() int64 { return int64(time.Since(monoBase)) + 1 }

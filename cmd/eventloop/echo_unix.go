@@ -97,7 +97,22 @@ type echoGroup struct{ servers []*echoServer }
 // startEcho makes n loops on driver ("" as eventloop.New picks), each
 // listening on addr; with n > 1 the listeners share the address (the port
 // the first one got, if addr asks for any).
+//
+// SO_REUSEPORT would also let the listeners join another process serving
+// addr: with n > 1 a port named in addr is first bound without it, so that
+// a port in use fails as it does with one loop (EADDRINUSE).
 func startEcho(driver, addr string, n int) (*echoGroup, error) {
+	if n > 1 {
+		if _, port, err := net.SplitHostPort(addr); err == nil && port != "0" {
+			probe, err := net.Listen("tcp", addr)
+			if err != nil {
+				return nil, err
+			}
+			if err := probe.Close(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	g := &echoGroup{}
 	for i := range n {
 		var l *core.Loop
