@@ -242,8 +242,13 @@ func (l *Loop) dispatchEvents(evs []Event) {
 			l.dropFD(fd, st, ErrFDClosed, false)
 			continue
 		}
-		if p := st.pd; p != nil && ev.Ready&p.in != 0 {
-			l.fdReady(p, ev.Ready&p.in)
+		if p := st.pd; p != nil {
+			if ev.Errno != 0 {
+				p.errno.Store(uintptr(ev.Errno))
+			}
+			if ev.Ready&p.in != 0 {
+				l.fdReady(p, ev.Ready&p.in)
+			}
 		}
 		for _, c := range st.watchers {
 			if c.typ == TypeReadable && ev.Ready&Read != 0 || c.typ == TypeWritable && ev.Ready&Write != 0 {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -54,11 +55,12 @@ type FD struct {
 	closed error // what calls return once Close has begun
 
 	// Any goroutine.
-	refs atomic.Int64          // users in the low bits; fdClosing once Close began
-	errp atomic.Pointer[error] // the driver refused the fd, or it was closed behind the loop
-	shut atomic.Bool           // the descriptor is closed (closeNow ran)
-	rd   fdDir
-	wr   fdDir
+	refs  atomic.Int64          // users in the low bits; fdClosing once Close began
+	errp  atomic.Pointer[error] // the driver refused the fd, or it was closed behind the loop
+	shut  atomic.Bool           // the descriptor is closed (closeNow ran)
+	errno atomic.Uintptr        // the last Event.Errno the driver reported for the fd
+	rd    fdDir
+	wr    fdDir
 
 	// The loop's.
 	in       Interest // what the fd's registration carries for FD's waiters
@@ -88,7 +90,8 @@ type fdDir struct {
 type ioWaiter struct {
 	f      *fiber
 	ch     chan struct{}
-	until  int64 // a sleeper's instant
+	watch  *FDWatch // a watch's (Watch): unreferenced, runs a func
+	until  int64    // a sleeper's instant
 	queued bool
 }
 
@@ -133,6 +136,13 @@ func (p *FD) Init(l *Loop, fd int, closed error) error {
 
 // Sysfd is the descriptor.
 func (p *FD) Sysfd() int { return p.sysfd }
+
+// Errno returns the last error the driver reported with the fd's hang-up
+// or error readiness (driver.Event.Errno), 0 if none. Where the poller
+// reads a socket's pending error to report it (libkqueue, under the kqueue
+// driver), SO_ERROR is empty afterwards and this is where the error is
+// left: a connect that failed asks here when SO_ERROR says 0.
+func (p *FD) Errno() syscall.Errno { return syscall.Errno(p.errno.Load()) }
 
 func (p *FD) dir(mode Interest) *fdDir {
 	if mode == Write {
@@ -492,7 +502,9 @@ func (p *FD) remove(d *fdDir, w *ioWaiter) {
 				(*list)[len(*list)-1] = nil
 				*list = (*list)[:len(*list)-1]
 				w.queued = false
-				p.l.ioWaiters--
+				if w.watch == nil {
+					p.l.ioWaiters--
+				}
 				d.waiting.Add(-1)
 				return
 			}
@@ -538,6 +550,14 @@ func (l *Loop) wakeList(list *[]*ioWaiter, d *fdDir, fromDispatch bool) {
 
 func (l *Loop) wake(w *ioWaiter, fromDispatch bool) {
 	w.queued = false
+	if w.watch != nil {
+		// A microtask, from dispatch too: it runs before the tick's
+		// callbacks, which is as early as a callback of the tick's own.
+		w.watch.due = true
+		l.microtasks.push(task{fn: w.watch.run})
+		l.idle = false
+		return
+	}
 	l.ioWaiters--
 	switch {
 	case w.ch != nil:
@@ -771,4 +791,74 @@ func (p *FD) closeNow() error {
 		return fmt.Errorf("eventloop: FD.Close(%d): %w", p.sysfd, err)
 	}
 	return nil
+}
+
+// FDWatch is a func that an FD runs once, on the loop, when a direction may
+// be ready, for a layer that watches a direction while no call waits on
+// it: httpserver's watch for a client's going while its handler runs. It
+// takes no lock and no reference, and, unlike Wait, it does not keep Run
+// going (an unreferenced watcher, in Revolt's terms). Readiness is a
+// hint, as for Wait: the func looks for itself (a peek) and arms the
+// watch again if it finds nothing. The zero value is ready to use; an
+// armed FDWatch must not be copied.
+type FDWatch struct {
+	w   ioWaiter
+	p   *FD
+	d   *fdDir
+	fn  func()
+	run func() // fn unless Stop came between the wake and the microtask
+	due bool   // woken, its microtask queued
+}
+
+// Watch arms x to run fn once, on the loop, in a tick where the fd may be
+// ready in direction mode (Read or Write); Close, a deadline of that
+// direction and a refused registration run it too. It reports false, and
+// arms nothing, once Close has begun or the fd has failed. Call it on the
+// loop (a fiber or a callback of p's loop); it panics if x is armed.
+func (p *FD) Watch(mode Interest, x *FDWatch, fn func()) bool {
+	if fn == nil {
+		panic("eventloop: FD.Watch called with a nil func")
+	}
+	if x.w.queued || x.due {
+		panic("eventloop: FD.Watch called on an FDWatch that is armed; Stop it first")
+	}
+	l := p.l
+	if !l.InFiber() {
+		panic("eventloop: FD.Watch called outside the loop; call it from a fiber or a callback of the FD's loop")
+	}
+	d := p.dir(mode)
+	if p.Closing() || p.errp.Load() != nil || l.closing {
+		return false
+	}
+	x.p, x.d, x.fn = p, d, fn
+	if x.run == nil {
+		x.run = func() {
+			if x.due {
+				x.due = false
+				x.fn()
+			}
+		}
+	}
+	x.w = ioWaiter{watch: x, queued: true}
+	d.waiting.Add(1)
+	d.ready = append(d.ready, &x.w)
+	if p.in&mode == 0 || !p.attached {
+		p.in |= mode
+		p.markDirty()
+	}
+	return true
+}
+
+// Stop disarms x (its func does not run) and reports whether it was armed;
+// on the loop, like Watch.
+func (x *FDWatch) Stop() bool {
+	if x.due {
+		x.due = false
+		return true
+	}
+	if !x.w.queued {
+		return false
+	}
+	x.p.remove(x.d, &x.w)
+	return true
 }

@@ -13,6 +13,7 @@ package driver
 
 import (
 	"errors"
+	"syscall"
 	"time"
 )
 
@@ -113,6 +114,13 @@ type Event struct {
 	// Closed reports that the kernel said the fd was closed while
 	// registered. The driver has already forgotten it; Ready is ignored.
 	Closed bool
+	// Errno is the error the kernel reported with hang-up or error
+	// readiness (kqueue's fflags beside EV_EOF), 0 if none. A driver whose
+	// kernel leaves a socket's pending error (SO_ERROR) in place may leave
+	// it 0. One that reads SO_ERROR to report it must pass it on: on Linux
+	// the read clears it (libkqueue does that read), so the error of a
+	// failed connect would be lost.
+	Errno syscall.Errno
 }
 
 // ErrClosed is what every Driver method returns (wrapped or not) after Close.

@@ -178,10 +178,13 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			if _, err := sysGetpeername(fd.sysfd); err == nil {
 				return nil
 			}
-			// Writable, no error, not connected: a spurious wake, or an
-			// error that someone else read (libkqueue reads SO_ERROR to
-			// fill in its write event, which clears it). connect(2) again
-			// tells which.
+			// Writable, no error, not connected: the poller read SO_ERROR,
+			// which clears it (libkqueue does, to fill in its event), and
+			// the driver passed the error on; else a spurious wake, or an
+			// error read and lost, which connect(2) again tells apart.
+			if e := fd.pd.Errno(); e != 0 {
+				return sysError("connect", e)
+			}
 			if reconnects++; reconnects > 3 {
 				return sysError("connect", errConnAborted)
 			}

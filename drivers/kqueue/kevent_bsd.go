@@ -61,9 +61,9 @@ func (k *kqueue) wait(n int, timeout time.Duration) (int, error) {
 	return unix.Kevent(k.fd, nil, k.buf[:n], ts)
 }
 
-func (k *kqueue) event(i int) (ident, filter, flags int) {
+func (k *kqueue) event(i int) (ident, filter, flags int, fflags uint32) {
 	e := &k.buf[i]
-	return int(e.Ident), int(e.Filter), int(e.Flags)
+	return int(e.Ident), int(e.Filter), int(e.Flags), e.Fflags
 }
 
 func (k *kqueue) close() error { return unix.Close(k.fd) }

@@ -107,9 +107,9 @@ func (k *kqueue) wait(n int, timeout time.Duration) (int, error) {
 	return int(r), nil
 }
 
-func (k *kqueue) event(i int) (ident, filter, flags int) {
+func (k *kqueue) event(i int) (ident, filter, flags int, fflags uint32) {
 	e := &unsafe.Slice(k.buf, maxEvents)[i]
-	return int(e.ident), int(e.filter), int(e.flags)
+	return int(e.ident), int(e.filter), int(e.flags), uint32(e.fflags)
 }
 
 // close waits up to about a second (a few ms in practice) for libkqueue's

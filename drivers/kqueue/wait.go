@@ -5,6 +5,7 @@ package kqueue
 import (
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
@@ -61,7 +62,7 @@ func (d *Driver) collect(events []driver.Event, n, m int) (int, bool) {
 	d.seq++
 	woke := false
 	for i := range m {
-		ident, filter, flags := d.kq.event(i)
+		ident, filter, flags, fflags := d.kq.event(i)
 		if filter == filtUser || filter == filtRead && ident == d.w.Fd() {
 			d.w.Drain()
 			woke = true
@@ -97,6 +98,12 @@ func (d *Driver) collect(events []driver.Event, n, m int) (int, bool) {
 			n++
 		}
 		events[r.slot].Ready |= bit
+		// With EV_EOF, fflags is the socket's error. libkqueue reads it
+		// from SO_ERROR, which clears it, and READ and WRITE may each
+		// read: the first one holds it.
+		if flags&evEOF != 0 && fflags != 0 && events[r.slot].Errno == 0 {
+			events[r.slot].Errno = syscall.Errno(fflags)
+		}
 	}
 	return n, woke
 }

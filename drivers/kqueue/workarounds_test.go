@@ -11,6 +11,7 @@ import (
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/kqueue"
+	"golang.org/x/sys/unix"
 )
 
 // READ and WRITE on one fd: libkqueue 2.3.1 fails the second EV_ADD with
@@ -315,4 +316,57 @@ func TestCloseReleases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A refused connect reports its error with the event (Event.Errno):
+// libkqueue reads SO_ERROR to fill in fflags, which clears it on Linux, and
+// READ and WRITE may each read it, so only the first has it.
+func TestRefusedConnectReportsErrno(t *testing.T) {
+	for _, in := range []core.Interest{core.Write, core.Read | core.Write} {
+		t.Run(in.String(), func(t *testing.T) {
+			eachWaker(t, func(t *testing.T, d *kqueue.Driver) {
+				s, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer unix.Close(s)
+				if err := unix.SetNonblock(s, true); err != nil {
+					t.Fatal(err)
+				}
+				err = unix.Connect(s, &unix.SockaddrInet4{Port: closedPort(t), Addr: [4]byte{127, 0, 0, 1}})
+				if err == unix.ECONNREFUSED {
+					t.Skip("connect was refused at once: no event to look at")
+				}
+				if err != unix.EINPROGRESS {
+					t.Fatalf("connect: %v, want EINPROGRESS", err)
+				}
+				if err := d.Register(s, 1, in); err != nil {
+					t.Fatal(err)
+				}
+				defer d.Deregister(s) // before the close (KQUEUE.md, bug 3)
+				ev, _ := waitFor(t, d, 1, 5*time.Second)
+				if ev.Ready != in || ev.Errno != unix.ECONNREFUSED {
+					t.Fatalf("Wait reported %+v, want Ready %v and Errno ECONNREFUSED", ev, in)
+				}
+			})
+		})
+	}
+}
+
+// closedPort returns a local TCP port that nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	s, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(s)
+	if err := unix.Bind(s, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := unix.Getsockname(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*unix.SockaddrInet4).Port
 }
