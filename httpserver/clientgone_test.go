@@ -1,5 +1,3 @@
-//go:build windows
-
 package httpserver
 
 import (
@@ -12,8 +10,8 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
-// The client-gone watch of watch_windows.go: a handler waiting on its
-// request's context sees it cancelled when the client closes its
+// The client-gone watch (socket.PeerWatch): a handler waiting on its
+// request's context in a goroutine (core.Await) sees it cancelled when the client closes its
 // connection, and nothing else cancels it meanwhile (the handler has not
 // returned, and nothing was written that could fail).
 func TestWatchSeesClientGo(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/socket"
 )
 
@@ -22,7 +21,6 @@ type conn struct {
 	srv *Server
 	ls  *loopState
 	rwc *socket.Conn
-	fd  int // for the client-gone watch; -1 until it is needed
 
 	remoteAddr string
 	cr         connReader
@@ -41,8 +39,9 @@ type conn struct {
 	werr       error // the first write error
 	closeWrite bool  // request body left on the wire: half-close, then wait a little
 
-	watch       core.CallbackID // client-gone watch (watch_unix.go, watch_windows.go)
-	watchWanted bool            // start it once the request body is read
+	watch       socket.PeerWatch // the client-gone watch (context.go)
+	gone        func()           // c.clientGone, made once
+	watchWanted bool             // start it once the request body is read
 
 	// The request's header as it came, for the one check that
 	// http.ReadRequest leaves no trace of (Content-Length beside chunked).

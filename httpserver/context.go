@@ -137,7 +137,7 @@ func (c *conn) wantWatch(x *reqCtx) {
 // watching there too).
 func (c *conn) beginWatch(x *reqCtx) {
 	rs := c.cur
-	if rs == nil || &rs.ctx != x || c.hijacked || c.watch != 0 || x.isCanceled() {
+	if rs == nil || &rs.ctx != x || c.hijacked || c.watch.Watching() || x.isCanceled() {
 		return
 	}
 	if c.res.body != nil && !rs.body.sawEOF {
@@ -147,7 +147,21 @@ func (c *conn) beginWatch(x *reqCtx) {
 	if c.br != nil && c.br.Buffered() > 0 {
 		return
 	}
-	c.startWatch(rs)
+	// Bytes, or a failed start (the conn closed meanwhile), leave nothing
+	// to watch for.
+	if c.gone == nil {
+		c.gone = c.clientGone
+	}
+	_ = c.watch.Start(c.rwc, c.gone)
+}
+
+// clientGone cancels the watched request's context: the client closed or
+// reset the connection while its handler ran (the watch is stopped before
+// the next request).
+func (c *conn) clientGone() {
+	if rs := c.cur; rs != nil {
+		rs.ctx.cancel()
+	}
 }
 
 // bodyDone is called when the handler has read the body to its end.
@@ -158,9 +172,4 @@ func (c *conn) bodyDone() {
 	}
 }
 
-func (c *conn) stopWatch() {
-	if c.watch != 0 {
-		c.ls.l.Cancel(c.watch)
-		c.watch = 0
-	}
-}
+func (c *conn) stopWatch() { c.watch.Stop() }

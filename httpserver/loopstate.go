@@ -98,7 +98,7 @@ func (ls *loopState) serve(ln *socket.Listener) error {
 
 // start serves c in a fiber of its own.
 func (ls *loopState) start(rwc *socket.Conn) {
-	c := &conn{srv: ls.srv, ls: ls, rwc: rwc, fd: -1}
+	c := &conn{srv: ls.srv, ls: ls, rwc: rwc}
 	c.init()
 	ls.add(c)
 	c.setState(http.StateNew)

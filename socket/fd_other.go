@@ -66,3 +66,10 @@ func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err err
 func (fd *netFD) udpAddrPort(a *net.UDPAddr) (netip.AddrPort, error) {
 	return netip.AddrPort{}, errUnsupported
 }
+
+// PeerWatch is peerwatch.go's; no conn is ever made here to watch.
+type PeerWatch struct{}
+
+func (w *PeerWatch) Start(c *Conn, gone func()) error { return errUnsupported }
+func (w *PeerWatch) Watching() bool                   { return false }
+func (w *PeerWatch) Stop() bool                       { return false }

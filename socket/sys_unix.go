@@ -137,3 +137,14 @@ func outOfResources(err error) bool {
 func noIPv6(err error) bool {
 	return isErrno(err, unix.EAFNOSUPPORT) || isErrno(err, unix.EPROTONOSUPPORT) || isErrno(err, unix.EADDRNOTAVAIL)
 }
+
+// sysPeek looks at the next byte without taking it. The socket is
+// non-blocking, so the peek never waits (AIX has no MSG_DONTWAIT to say
+// so per call).
+func sysPeek(s int) (int, error) {
+	var b [1]byte
+	n, _, err := unix.Recvfrom(s, b[:], unix.MSG_PEEK)
+	return n, err
+}
+
+func peekAgain(err error) bool { return err == unix.EAGAIN || err == unix.EINTR }

@@ -293,3 +293,16 @@ func outOfResources(err error) bool { return err == windows.WSAEMFILE || err == 
 func noIPv6(err error) bool {
 	return isErrno(err, windows.WSAEAFNOSUPPORT) || isErrno(err, windows.WSAEPROTONOSUPPORT) || isErrno(err, windows.WSAEADDRNOTAVAIL)
 }
+
+// sysPeek looks at the next byte without taking it: WSARecv without
+// overlapped I/O on the non-blocking socket, so the peek never waits.
+func sysPeek(s int) (int, error) {
+	var b [1]byte
+	buf := windows.WSABuf{Len: 1, Buf: &b[0]}
+	var n uint32
+	flags := uint32(windows.MSG_PEEK)
+	err := windows.WSARecv(windows.Handle(s), &buf, 1, &n, &flags, nil, nil)
+	return int(n), err
+}
+
+func peekAgain(err error) bool { return err == windows.WSAEWOULDBLOCK || err == windows.WSAEINTR }
