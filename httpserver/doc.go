@@ -3,11 +3,32 @@
 // listeners and conns of package socket (Revolt's amphp/http-server, in
 // Go's own interface).
 //
-//	l, _ := eventloop.New()
-//	ln, _ := socket.Listen(l, "tcp", "127.0.0.1:8080")
+//	l, err := eventloop.New()
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	defer l.Close()
+//	ln, err := socket.Listen(l, "tcp", "127.0.0.1:8080")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	srv := &httpserver.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-//	go srv.Serve(l, ln) // or from a fiber of l
-//	l.Run()
+//	err = srv.Serve(l, ln) // runs l until Shutdown or Close: http.ErrServerClosed
+//
+// Serve called from main, or any goroutine that is not the loop's, runs
+// the loop itself until serving ends. Do not call Run as well: a Run that
+// starts before Serve has posted its accept loop finds nothing to do and
+// returns at once, and one that starts while Serve runs the loop returns
+// core.ErrLoopRunning. Called from a fiber of the loop, Serve serves in
+// that fiber and the program runs the loop as usual: the Accept waiting
+// keeps Run going until the server is shut down. The package's examples
+// show both whole.
+//
+//	l.Defer(func(core.CallbackID) {
+//		err := srv.Serve(l, ln) // http.ErrServerClosed after Shutdown or Close
+//		...
+//	})
+//	err = l.Run()
 //
 // Requests are read with net/http's own parser and checked as net/http's
 // server checks them, and the ResponseWriter frames responses as
@@ -35,10 +56,10 @@
 //
 // The request's context is cancelled when the handler returns, when a
 // write to the client fails, when the client closes or resets the
-// connection (watched from the first call of the context's Done once
-// the body is read, as net/http's background read), and by Close; not by
-// Shutdown. It is safe from any goroutine, and contexts derived from it
-// attach to it without a goroutine.
+// connection (watched with socket.PeerWatch from the first call of the
+// context's Done once the body is read, as net/http's background read),
+// and by Close; not by Shutdown. It is safe from any goroutine, and
+// contexts derived from it attach to it without a goroutine.
 //
 // # Which server
 //
@@ -78,5 +99,5 @@
 //     context carries the loop, the local address and its cancellation).
 //
 // The package builds everywhere; it serves where package socket makes
-// listeners (unix systems).
+// listeners (unix systems and Windows).
 package httpserver

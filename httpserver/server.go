@@ -222,6 +222,15 @@ func (s *Server) onLoops(ctx context.Context, loops []*loopState, step func(*loo
 				err := ls.l.RunUntil(done)
 				stop()
 				close(quit)
+				if err != nil {
+					// The loop may run dry between the step's end and the
+					// goroutine above closing done: the step is over.
+					select {
+					case <-until(ls):
+						err = nil
+					default:
+					}
+				}
 				if err != nil && !errors.Is(err, core.ErrLoopClosed) {
 					errs[i] = err
 				}

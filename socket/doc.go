@@ -5,6 +5,9 @@
 // golang.org/x/net/nettest) runs on them unchanged.
 //
 //	ln, err := socket.Listen(l, "tcp", "127.0.0.1:7007")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	l.Defer(func(core.CallbackID) {
 //		for {
 //			c, err := ln.Accept() // the fiber suspends; the loop goes on
@@ -14,6 +17,9 @@
 //			l.Defer(func(core.CallbackID) { io.Copy(c, c); c.Close() })
 //		}
 //	})
+//	if err := l.Run(); err != nil { // until ln is closed and the last conn ends
+//		log.Fatal(err)
+//	}
 //
 // It runs on Unix and on Windows (see Windows below); on other systems
 // every constructor returns an error matching errors.ErrUnsupported (the
