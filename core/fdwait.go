@@ -145,13 +145,13 @@ func (p *FD) Sysfd() int { return p.sysfd }
 func (p *FD) Errno() syscall.Errno { return syscall.Errno(p.errno.Load()) }
 
 func (p *FD) dir(mode Interest) *fdDir {
-	if mode == Write {
-		return &p.wr
+	if mode == Read {
+		return &p.rd
 	}
-	if mode != Read {
-		panic(fmt.Sprintf("eventloop: FD: direction %v is not Read or Write", mode))
+	if mode != Write {
+		panic("eventloop: FD: the direction must be Read or Write, one of them") // no call, so that dir inlines
 	}
-	return &p.rd
+	return &p.wr
 }
 
 // Acquire takes a reference for a call; false once Close has begun. The
@@ -221,7 +221,9 @@ func (p *FD) Unlock(mode Interest) {
 
 // Expired reports whether the deadline of direction mode has passed.
 func (p *FD) Expired(mode Interest) bool {
-	return p.dir(mode).expired(p.l)
+	d := p.dir(mode)
+	// Inlined, a call without a deadline reads no clock and calls nothing.
+	return d.deadline.Load() != 0 && d.expired(p.l)
 }
 
 func (d *fdDir) expired(l *Loop) bool {
@@ -516,15 +518,27 @@ func (p *FD) remove(d *fdDir, w *ioWaiter) {
 // nobody waits for loses its interest (level-triggered: it would report
 // the same readiness every tick).
 func (l *Loop) fdReady(p *FD, ready Interest) {
-	for _, d := range [2]*fdDir{&p.rd, &p.wr} {
-		if ready&d.mode == 0 {
-			continue
-		}
-		if len(d.ready) == 0 {
-			p.in &^= d.mode
-			p.markDirty()
-			continue
-		}
+	if ready&Read != 0 {
+		l.dirReady(p, &p.rd)
+	}
+	if ready&Write != 0 {
+		l.dirReady(p, &p.wr)
+	}
+}
+
+func (l *Loop) dirReady(p *FD, d *fdDir) {
+	switch len(d.ready) {
+	case 0:
+		p.in &^= d.mode
+		p.markDirty()
+	case 1:
+		// One waiter, the common case: wakeList without its loop.
+		w := d.ready[0]
+		d.ready[0] = nil
+		d.ready = d.ready[:0]
+		d.waiting.Add(-1)
+		l.wake(w, true)
+	default:
 		l.wakeList(&d.ready, d, true)
 	}
 }
@@ -649,8 +663,14 @@ func (p *FD) syncTimers() {
 }
 
 // fail wakes every waiter of p with err and keeps err for every later
-// call: the driver refused the fd, or it was found closed.
+// call: the driver refused the fd, or it was found closed. A driver's
+// error for an fd whose number no longer names its file (closed behind
+// the loop's back: epoll says EBADF, libkqueue EFAULT) wraps ErrFDClosed,
+// as the sweep's does.
 func (p *FD) fail(err error) {
+	if !errors.Is(err, ErrFDClosed) && p.gone() {
+		err = fmt.Errorf("%w; %w", err, ErrFDClosed)
+	}
 	p.errp.CompareAndSwap(nil, &err)
 	l := p.l
 	p.in = 0
@@ -662,6 +682,15 @@ func (p *FD) fail(err error) {
 		l.wakeAll(d, false)
 		p.disarm(d)
 	}
+}
+
+// gone reports whether p's number no longer names the file p was made for.
+func (p *FD) gone() bool {
+	if !haveFileID || p.l.noFileIDs {
+		return false
+	}
+	id, err := identify(p.sysfd)
+	return err != nil || !sameFile(&p.file, id)
 }
 
 // onLoop runs fn on the loop: at once from one of its fibers, else posted

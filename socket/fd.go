@@ -100,9 +100,15 @@ func (fd *netFD) loopGone() {
 
 // ioErr maps what core.FD says to what a call returns.
 func (fd *netFD) ioErr(err error) error {
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
+	}
+	return fd.ioFailed(err)
+}
+
+// ioFailed is ioErr's rest, out of line so that ioErr inlines.
+func (fd *netFD) ioFailed(err error) error {
+	switch {
 	case err == core.ErrLoopClosed:
 		fd.loopGone()
 		return errLoopClosed
@@ -113,14 +119,16 @@ func (fd *netFD) ioErr(err error) error {
 }
 
 // stoppedErr words an uncaught error that ended the run a goroutine made
-// for its call (a callback's panic that no error handler took); any other
-// error is returned as is. Out of line: errors.As makes its target escape.
+// for its call (a callback's panic that no error handler took), and the
+// failure of a descriptor closed behind the socket's back (fdGone); any
+// other error is returned as is. Out of line: errors.As makes its target
+// escape.
 func stoppedErr(err error) error {
 	var ue *core.UncaughtError
 	if errors.As(err, &ue) {
 		return fmt.Errorf("socket: the event loop stopped with an error: %w", err)
 	}
-	return err
+	return fdGone(err)
 }
 
 // acquire takes a reference and the lock of direction mode for one call:

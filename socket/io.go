@@ -42,11 +42,14 @@ func (fd *netFD) read(p []byte) (int, error) {
 	// caller tries the call first: a wait costs it a trip to the loop.
 	skip := fd.drained && fd.l.InFiber()
 	fd.drained = false
+	// The deadline is looked at once, before the first read: a wait looks
+	// at it itself (as poll.FD's Read, which prepares once and then reads
+	// after each wait).
+	if !skip && fd.pd.Expired(core.Read) {
+		fd.unlock(core.Read)
+		return 0, os.ErrDeadlineExceeded
+	}
 	for {
-		if fd.pd.Expired(core.Read) {
-			fd.unlock(core.Read)
-			return 0, os.ErrDeadlineExceeded
-		}
 		n, errno := 0, errAgain
 		if !skip {
 			n, errno = sysRead(fd.sysfd, p)
