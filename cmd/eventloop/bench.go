@@ -36,6 +36,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	svg := fs.String("svg", "", "also draw resume depth and memory against N (first driver) into this SVG file")
 	netMode := fs.Bool("net", false, "measure TCP echo servers instead, ours and the peers, each in a process of its own (see netbench.go)")
 	httpMode := fs.Bool("http", false, "measure HTTP servers with wrk instead, ours and the peers, each in a process of its own (see httpbench.go)")
+	against := fs.String("against", "", "with --net or --http: also run our servers as another build of this command (this executable, built from an earlier commit) serves them, in the same rotation, labelled \"against\"")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,17 +62,20 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.drivers = []string{*driver}
 	}
+	if *against != "" && !*netMode && !*httpMode {
+		return errors.New("--against compares our servers: it needs --net or --http")
+	}
 	if *httpMode {
 		if *netMode || *svg != "" {
 			return errors.New("--http measures HTTP servers alone: not with --net or --svg")
 		}
-		return httpBenchCmd(*driver, *quick, *peers, *format, stdout, stderr)
+		return httpBenchCmd(*driver, *quick, *peers, *against, *format, stdout, stderr)
 	}
 	if *netMode {
 		if *svg != "" {
 			return errors.New("--svg draws the scheduler's tables, which --net does not measure")
 		}
-		return netBenchCmd(*driver, *quick, *peers, *format, stdout, stderr)
+		return netBenchCmd(*driver, *quick, *peers, *against, *format, stdout, stderr)
 	}
 	if *quick {
 		cfg.nestingN = []int{100, 1000}

@@ -39,6 +39,7 @@ type httpConfig struct {
 	quick          bool
 	self           string   // the eventloop command, our server
 	selfEnv        []string // added to our server's environment
+	against        string   // another build of the command: its server too
 	driver         string   // ours: the driver
 	peers          bool     // build and run bench/httppeers
 	progress       io.Writer
@@ -53,7 +54,7 @@ var (
 // The server the ratios are to.
 const httpBaseline = "nethttp"
 
-func httpBenchCmd(driver string, quick, peers bool, format string, stdout, stderr io.Writer) error {
+func httpBenchCmd(driver string, quick, peers bool, against, format string, stdout, stderr io.Writer) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this command's executable, which runs our server: %w", err)
@@ -63,6 +64,7 @@ func httpBenchCmd(driver string, quick, peers bool, format string, stdout, stder
 		cfg = httpQuick
 	}
 	cfg.self, cfg.driver, cfg.peers, cfg.progress = self, driver, peers, stderr
+	cfg.against = against
 	if cfg.driver == "" {
 		cfg.driver = "epoll"
 		if runtime.GOOS != "linux" {
@@ -375,9 +377,9 @@ func httpPeerServers(dir string, progressW io.Writer) ([]httpServer, string) {
 // ourHTTPServers is package httpserver with one loop, and with one loop
 // per core (SO_REUSEPORT).
 func ourHTTPServers(cfg httpConfig) []httpServer {
-	ours := func(key, label string, loops int) httpServer {
+	build := func(self, key, label string, loops int) httpServer {
 		return httpServer{key: key, label: label, env: cfg.selfEnv, argv: func(addr string) []string {
-			argv := []string{cfg.self, "httpserve", "--loops", strconv.Itoa(loops)}
+			argv := []string{self, "httpserve", "--loops", strconv.Itoa(loops)}
 			if cfg.driver != "" {
 				argv = append(argv, "--driver", cfg.driver)
 			}
@@ -389,10 +391,16 @@ func ourHTTPServers(cfg httpConfig) []httpServer {
 		d = "default driver"
 	}
 	n := runtime.NumCPU()
-	return []httpServer{
-		ours("ours", "ours, "+d+", 1 loop", 1),
-		ours("ours-loops", fmt.Sprintf("ours, %s, %d loops", d, n), n),
+	servers := []httpServer{
+		build(cfg.self, "ours", "ours, "+d+", 1 loop", 1),
+		build(cfg.self, "ours-loops", fmt.Sprintf("ours, %s, %d loops", d, n), n),
 	}
+	if cfg.against != "" {
+		servers = append(servers,
+			build(cfg.against, "against", "against, "+d+", 1 loop", 1),
+			build(cfg.against, "against-loops", fmt.Sprintf("against, %s, %d loops", d, n), n))
+	}
+	return servers
 }
 
 // httpProc is a server process; its stdout lines "allocs N B" answer

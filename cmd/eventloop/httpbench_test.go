@@ -36,6 +36,7 @@ func TestHTTPBenchTiny(t *testing.T) {
 	var progress bytes.Buffer
 	cfg := httpConfig{conns: []int{4}, threads: 2, warmup: time.Second, window: time.Second, reps: 1, quick: true,
 		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress,
+		against: self, // another build's servers: here the same one
 		started: func(pid int) { pids = append(pids, pid) }}
 	rep, err := httpBench(cfg)
 	if err != nil {
@@ -45,7 +46,7 @@ func TestHTTPBenchTiny(t *testing.T) {
 	if len(rep.Failures) > 0 {
 		t.Fatalf("failures: %+v", rep.Failures)
 	}
-	if len(rep.Tables) != 1 || len(rep.Tables[0].Rows) != 2 {
+	if len(rep.Tables) != 1 || len(rep.Tables[0].Rows) != 4 {
 		t.Fatalf("tables: %+v", rep.Tables)
 	}
 	for _, row := range rep.Tables[0].Rows {
@@ -57,9 +58,10 @@ func TestHTTPBenchTiny(t *testing.T) {
 			t.Errorf("%s: a ratio without net/http in the run", row.Label)
 		}
 	}
-	// Two servers, each with a warm-up and a measured wrk.
-	if len(pids) != 6 {
-		t.Errorf("processes started: %v, want 2 servers and 4 wrk runs", pids)
+	// Four servers (ours and against, 1 loop and one per core), each with
+	// a warm-up and a measured wrk.
+	if len(pids) != 12 {
+		t.Errorf("processes started: %v, want 4 servers and 8 wrk runs", pids)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
@@ -71,7 +73,7 @@ func TestHTTPBenchTiny(t *testing.T) {
 	}
 	var md bytes.Buffer
 	writeHTTPMarkdown(&md, rep)
-	for _, want := range []string{"### 4 connections\n", "| ours, default driver, 1 loop | ", " loops | "} {
+	for _, want := range []string{"### 4 connections\n", "| ours, default driver, 1 loop | ", " loops | ", "| against, default driver, 1 loop | "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}

@@ -138,6 +138,7 @@ func TestBadArguments(t *testing.T) {
 		{"nope"},
 		{"bench", "--format", "xml"},
 		{"bench", "--driver", "nope"},
+		{"bench", "--against", "elsewhere"}, // without --net or --http
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(args, &out, &errOut); code == 0 {

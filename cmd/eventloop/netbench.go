@@ -36,6 +36,7 @@ type netConfig struct {
 	// the executable, and variables added to its environment.
 	self    string
 	selfEnv []string
+	against string   // another build of the command: its servers too
 	drivers []string // ours: one server per driver
 	loops   bool     // ours: also epoll with one loop per core
 	peers   bool     // build and run bench/netpeers
@@ -61,7 +62,7 @@ const (
 	baselineLabel = "gnet, 1 loop"
 )
 
-func netBenchCmd(driver string, quick, peers bool, format string, stdout, stderr io.Writer) error {
+func netBenchCmd(driver string, quick, peers bool, against, format string, stdout, stderr io.Writer) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this command's executable, which runs the client and our servers: %w", err)
@@ -72,6 +73,7 @@ func netBenchCmd(driver string, quick, peers bool, format string, stdout, stderr
 	}
 	cfg.modes = []string{modePingPong, modePipelined}
 	cfg.self, cfg.drivers, cfg.loops, cfg.peers, cfg.progress = self, eventloop.Drivers(), true, peers, stderr
+	cfg.against = against
 	if driver != "" {
 		cfg.drivers, cfg.loops = []string{driver}, driver == "epoll"
 	}
@@ -248,13 +250,19 @@ func peerServers(dir string, progressW io.Writer) ([]netServer, string) {
 func ourServers(cfg netConfig) ([]netServer, []string) {
 	var servers []netServer
 	var notes []string
-	ours := func(key, label string, flags ...string) netServer {
+	build := func(self, key, label string, flags ...string) netServer {
 		return netServer{key: key, label: label, env: cfg.selfEnv, argv: func(addr string) []string {
-			return append(append([]string{cfg.self, "echo"}, flags...), addr)
+			return append(append([]string{self, "echo"}, flags...), addr)
 		}}
+	}
+	ours := func(key, label string, flags ...string) netServer {
+		return build(cfg.self, key, label, flags...)
 	}
 	for _, d := range cfg.drivers {
 		servers = append(servers, ours("ours-"+d, "ours, "+d, "--driver", d, "--loops", "1"))
+		if cfg.against != "" {
+			servers = append(servers, build(cfg.against, "against-"+d, "against, "+d, "--driver", d, "--loops", "1"))
+		}
 	}
 	if !slices.Contains(eventloop.Drivers(), "kqueue") {
 		notes = append(notes, "kqueue: not offered by this build (on Linux it needs the eventloop_libkqueue build tag); skipped.")

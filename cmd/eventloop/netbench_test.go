@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,6 +39,7 @@ func TestNetBenchTiny(t *testing.T) {
 		warmup: 50 * time.Millisecond, window: 200 * time.Millisecond, reps: 1, quick: true,
 		self: self, selfEnv: []string{testCommandEnv + "=1"},
 		drivers:  []string{driver},
+		against:  self, // another build's servers: here the same one
 		progress: &progress,
 		started:  func(pid int) { pids = append(pids, pid) },
 	}
@@ -53,20 +55,23 @@ func TestNetBenchTiny(t *testing.T) {
 		t.Fatalf("tables: %+v", rep.Tables)
 	}
 	for _, tb := range rep.Tables {
-		if len(tb.Rows) != 1 {
+		if len(tb.Rows) != 2 {
 			t.Fatalf("%s: rows %+v", tb.Mode, tb.Rows)
 		}
-		row := tb.Rows[0]
-		if row.Label != "ours, "+driver || row.Rate <= 0 || len(row.Samples) != 1 || row.Samples[0].RoundTrips <= 0 {
-			t.Errorf("%s: row %+v", tb.Mode, row)
-		}
-		if row.Ratio != nil {
-			t.Errorf("%s: a ratio without the baseline: %v", tb.Mode, *row.Ratio)
+		for i, label := range []string{"ours, " + driver, "against, " + driver} {
+			row := tb.Rows[i]
+			if row.Label != label || row.Rate <= 0 || len(row.Samples) != 1 || row.Samples[0].RoundTrips <= 0 {
+				t.Errorf("%s: row %+v, want %q", tb.Mode, row, label)
+			}
+			if row.Ratio != nil {
+				t.Errorf("%s: a ratio without the baseline: %v", tb.Mode, *row.Ratio)
+			}
 		}
 	}
-	// A server and a client per cell, each a process of its own, all gone.
-	if len(pids) != 3 || pids[0] == pids[1] || pids[0] == pids[2] {
-		t.Errorf("processes started: %v, want a server and two clients", pids)
+	// Two servers and a client per cell, each a process of its own, all
+	// gone.
+	if len(pids) != 6 || len(slices.Compact(slices.Sorted(slices.Values(pids)))) != 6 {
+		t.Errorf("processes started: %v, want two servers and four clients", pids)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
