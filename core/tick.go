@@ -165,6 +165,11 @@ func (l *Loop) dispatch(blocking bool) {
 		if l.watching > 0 {
 			timeout = l.sweepBefore(timeout, slept)
 		}
+		if l.microtasks.len() > 0 {
+			// An FD that failed in flushIO or the sweep (closed behind
+			// the loop's back) woke its waiters (FD.fail): they run now.
+			timeout = 0
+		}
 		n, err := l.driver.Wait(l.events, timeout)
 		l.sleeping.Store(false)
 		if blocks {

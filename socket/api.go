@@ -228,7 +228,7 @@ func (c *Conn) setDeadline(t time.Time, r, w bool) error {
 		return syscall.EINVAL
 	}
 	if err := c.fd.setDeadline(t, r, w); err != nil {
-		return c.fd.opError("set", err)
+		return c.fd.localOpError("set", err)
 	}
 	return nil
 }
@@ -252,13 +252,19 @@ func (c *Conn) SetKeepAlivePeriod(d time.Duration) error {
 }
 
 // SetReadBuffer sets the size of the kernel's receive buffer (SO_RCVBUF).
-func (c *Conn) SetReadBuffer(bytes int) error {
-	return c.setOpt(func(fd *netFD) error { return fd.setBuffer(true, bytes) })
-}
+func (c *Conn) SetReadBuffer(bytes int) error { return c.setBuffer(true, bytes) }
 
 // SetWriteBuffer sets the size of the kernel's send buffer (SO_SNDBUF).
-func (c *Conn) SetWriteBuffer(bytes int) error {
-	return c.setOpt(func(fd *netFD) error { return fd.setBuffer(false, bytes) })
+func (c *Conn) SetWriteBuffer(bytes int) error { return c.setBuffer(false, bytes) }
+
+func (c *Conn) setBuffer(read bool, bytes int) error {
+	if !c.ok() {
+		return syscall.EINVAL
+	}
+	if err := c.fd.setBuffer(read, bytes); err != nil {
+		return c.fd.localOpError("set", err)
+	}
+	return nil
 }
 
 func (c *Conn) setOpt(set func(fd *netFD) error) error {
@@ -388,7 +394,7 @@ type rawConn struct{ fd *netFD }
 
 func (c *rawConn) Control(f func(fd uintptr)) error {
 	if err := c.fd.rawControl(f); err != nil {
-		return c.fd.opError("raw-control", err)
+		return c.fd.localOpError("raw-control", err)
 	}
 	return nil
 }
@@ -431,4 +437,13 @@ func (fd *netFD) opError(op string, err error) error {
 		return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
 	}
 	return &net.OpError{Op: op, Net: fd.net, Source: fd.laddr, Addr: fd.raddr, Err: err}
+}
+
+// localOpError is opError for the calls whose errors net's conns word
+// with the local address alone: the deadlines, the buffer sizes and
+// raw-control (the TCP options name both ends, as opError does).
+//
+//go:noinline
+func (fd *netFD) localOpError(op string, err error) error {
+	return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
 }

@@ -118,7 +118,13 @@
 // ENFILE) returns the error from Accept as a temporary net.Error, which
 // net/http's Serve retries, keeps listening, and holds its next accept(2)
 // back (5 ms, doubling to 1 s) so that a caller retrying at once does not
-// spin the loop. The package never logs.
+// spin the loop. A descriptor closed behind a socket's back (syscall.Close
+// on what Control handed out, a bug) fails its calls with EBADF, as net's
+// (WSAENOTSOCK on Windows); a call that waits on it when it goes is
+// woken once the loop finds it gone (within a second), with an error that
+// matches both that errno and core.ErrFDClosed, where net's on Unix waits
+// on until Close. TestBadInput runs these cases on net's sockets and
+// ours. The package never logs.
 //
 // # Windows
 //

@@ -68,6 +68,7 @@ const (
 	errNotSupp     = unix.EOPNOTSUPP
 	errInval       = unix.EINVAL
 	errDestAddrReq = unix.EDESTADDRREQ
+	errBadFD       = unix.EBADF // a descriptor closed behind the socket's back (fdgone.go)
 	errMsgSize     = unix.EMSGSIZE
 )
 

@@ -74,6 +74,7 @@ const (
 	errNotSupp     = windows.WSAEOPNOTSUPP
 	errInval       = windows.WSAEINVAL
 	errDestAddrReq = windows.WSAEDESTADDRREQ
+	errBadFD       = windows.WSAENOTSOCK // a socket closed behind its back (fdgone.go)
 	errMsgSize     = windows.WSAEMSGSIZE
 )
 
