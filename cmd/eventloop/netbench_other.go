@@ -9,6 +9,6 @@ import (
 )
 
 // netBenchCmd measures the echo servers, and ours needs a unix system.
-func netBenchCmd(driver string, quick, peers bool, format string, stdout, stderr io.Writer) error {
+func netBenchCmd(driver string, quick, peers bool, against, format string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("bench --net needs a unix system: %w", errors.ErrUnsupported)
 }
