@@ -91,9 +91,16 @@
 //     connection is cut, as with net/http. The panic is logged with its
 //     stack (http.ErrAbortHandler is not), and the server serves on.
 //   - A 413 answered to a body the handler did not read to its end closes
-//     the connection, which is what net/http does when
-//     http.MaxBytesReader stops a body (it learns of it through an
+//     the connection with Connection: close, which is what net/http does
+//     when http.MaxBytesReader stops a body (it learns of it through an
 //     unexported method).
+//   - A connection that closes with a request body left unread (a 413, a
+//     handler that answered without reading, a client that asked to
+//     close) is shut for writing after the response, and the rest of the
+//     body is read and dropped for up to half a second before the close,
+//     so that the close cannot reset the connection under the response.
+//     net/http does so only after a body given up as too large; after
+//     the others its client may see a reset instead of the response.
 //   - HTTP/1 only, without TLS: no HTTP/2, no TLSConfig, no
 //     ServeTLS. BaseContext and ConnContext are not offered (the request's
 //     context carries the loop, the local address and its cancellation).

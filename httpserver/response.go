@@ -349,12 +349,18 @@ func (w *response) finish() {
 	// reads it), and so waits, as this does, for a body that its client
 	// holds back for a 100 Continue never sent. Not read: a body that
 	// failed, one given up as too large, and one of known length from a
-	// client that said it closes (net/http reads none of them).
+	// client that said it closes (net/http reads none of them). The last
+	// two still have their rest on the wire, which would reset the
+	// connection under the response: the close half-closes and reads on
+	// for a while first (conn.lingerClose), as net/http's does after a
+	// body given up as too large (it closes at once after the other, and
+	// its client may see a reset instead of the response).
 	if b := w.body; b != nil && !b.sawEOF && !w.requestBodyLimitHit {
 		switch {
 		case b.failed:
 			w.closeAfterReply = true
 		case w.closeAfterReply && w.req.Close && w.req.ContentLength >= 0:
+			w.c.closeWrite = true
 		case w.req.ContentLength-b.n > maxPostHandlerReadBytes, !b.drain():
 			w.closeAfterReply = true
 			w.c.closeWrite = true
@@ -443,17 +449,19 @@ func (w *response) commit(p []byte) {
 	// consume what is left of the body now (not in full duplex mode), or
 	// close if it is large.
 	keepConnHeader := w.hasConn
+	if b := w.body; code == http.StatusRequestEntityTooLarge && b != nil && !b.sawEOF && !b.failed && !w.fullDuplex {
+		// The handler refused the body (http.MaxBytesReader tells
+		// net/http's server so through an unexported method, which
+		// closes the connection and says so, whatever the protocol): it
+		// is not read on.
+		w.tooBig()
+	}
 	if w.req.ContentLength != 0 && !w.closeAfterReply && !w.fullDuplex && w.body != nil {
 		b := w.body
 		switch {
 		case b.failed:
 			w.closeAfterReply = true
 		case b.sawEOF:
-		case code == http.StatusRequestEntityTooLarge:
-			// The handler refused the body (http.MaxBytesReader tells
-			// net/http's server so through an unexported method, which
-			// closes the connection): it is not read on.
-			w.tooBig()
 		case w.req.ContentLength > 0 && w.req.ContentLength-b.n >= maxPostHandlerReadBytes:
 			w.tooBig()
 		case !b.drain():
@@ -470,10 +478,10 @@ func (w *response) commit(p []byte) {
 			// Continue open.
 			b.closed = true
 		}
-		if w.requestBodyLimitHit {
-			keepConnHeader = false
-			setConnection = "close"
-		}
+	}
+	if w.requestBodyLimitHit {
+		keepConnHeader = false
+		setConnection = "close"
 	}
 
 	var contentType string
