@@ -375,16 +375,21 @@ type connWriter struct {
 }
 
 func (cw *connWriter) Write(p []byte) (int, error) {
-	c := cw.c
-	n, err := c.rwc.Write(p)
-	cw.n += int64(n)
+	n, err := cw.c.rwc.Write(p)
+	cw.c.wrote(int64(n), err)
+	return n, err
+}
+
+// wrote counts n bytes sent, and keeps the first write error, which
+// cancels the request's context.
+func (c *conn) wrote(n int64, err error) {
+	c.cw.n += n
 	if err != nil && c.werr == nil {
 		c.werr = err
 		if c.cur != nil {
 			c.cur.ctx.cancel()
 		}
 	}
-	return n, err
 }
 
 // writer is the write buffer, taken from the loop's free list when the

@@ -37,8 +37,11 @@
 // 100-continue sent on the body's first Read; keep-alive, pipelined
 // requests answered in order; Connection: close). It implements
 // http.Flusher, http.Hijacker (the conn is the *socket.Conn, still on the
-// loop) and what http.ResponseController asks for (Flush, the read and
-// write deadlines, EnableFullDuplex). The Server's fields mean what
+// loop), what http.ResponseController asks for (Flush, the read and
+// write deadlines, EnableFullDuplex), and io.ReaderFrom: http.FileServer,
+// http.ServeContent and io.Copy from an *os.File send files with
+// sendfile(2) on Linux, darwin, FreeBSD and DragonFly (a copy elsewhere,
+// Windows included), as net/http's does. The Server's fields mean what
 // net/http.Server's of the same name mean.
 //
 // # Handlers run on the loop

@@ -157,6 +157,30 @@ func (c *Conn) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// ReadFrom implements io.ReaderFrom, as *net.TCPConn does, so that
+// io.Copy(conn, file) sends a file without copying it through user space:
+// from an *os.File, or an io.LimitedReader of one, on Linux, darwin,
+// FreeBSD and DragonFly, the kernel moves the bytes (sendfile(2)) from the
+// file's offset, which it advances, and the caller waits while the socket
+// is full as Write waits, under the write deadline. Anything else, and
+// every source elsewhere (Windows included), is copied with r's Read and
+// Write. It returns the bytes sent; the end of r is not an error. As
+// net's, an error is a *net.OpError of Op "readfrom" (around the Write's
+// own on the copy).
+func (c *Conn) ReadFrom(r io.Reader) (int64, error) {
+	if !c.ok() {
+		return 0, syscall.EINVAL
+	}
+	n, err, handled := c.fd.sendFile(r)
+	if !handled {
+		n, err = readFromCopy(c, r)
+	}
+	if err != nil {
+		err = c.fd.opError("readfrom", err)
+	}
+	return n, err
+}
+
 // Close closes the connection: every Read and Write waiting on it returns
 // an error wrapping net.ErrClosed. A second Close returns such an error
 // too.

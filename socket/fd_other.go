@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -43,6 +44,7 @@ func fileFD(l *core.Loop, f *os.File, listener bool) (*netFD, error) {
 
 func (fd *netFD) read([]byte) (int, error)                       { return 0, errUnsupported }
 func (fd *netFD) write([]byte) (int, error)                      { return 0, errUnsupported }
+func (fd *netFD) sendFile(io.Reader) (int64, error, bool)        { return 0, errUnsupported, true }
 func (fd *netFD) close() error                                   { return errUnsupported }
 func (fd *netFD) shutdown(read bool) error                       { return errUnsupported }
 func (fd *netFD) setDeadline(t time.Time, r, w bool) error       { return errUnsupported }
