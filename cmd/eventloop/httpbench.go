@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,11 +30,21 @@ import (
 // the window; the server's CPU time (/proc/<pid>/stat) and allocations
 // (runtime/metrics, printed by the server on SIGUSR1) are read at the
 // window's ends and divided by the requests wrk counted.
+//
+// The static-file tables (--files) measure the same way servers that
+// serve http.FileServer over a temporary directory of files this run
+// writes, one per size: net/http (httppeers -dir) and ours with one loop
+// (httpserve --dir), each a process of its own again, in the same
+// rotation; wrk GETs one file over keep-alive connections per table. An
+// --against build that does not start with --dir (one older than the
+// files mode) has no file rows, and a note says so.
 
 // httpConfig is what one `bench --http` run measures.
 type httpConfig struct {
-	conns          []int
-	threads        int // wrk's -t
+	conns          []int   // the "Hello, World!" tables; none without
+	files          []int64 // the static files' sizes, a table each
+	fileConns      []int   // the connection counts of the file tables
+	threads        int     // wrk's -t
 	warmup, window time.Duration
 	reps           int
 	quick          bool
@@ -47,24 +58,42 @@ type httpConfig struct {
 }
 
 var (
-	httpFull  = httpConfig{conns: []int{16, 128}, threads: 2, warmup: time.Second, window: 3 * time.Second, reps: 5}
-	httpQuick = httpConfig{conns: []int{16}, threads: 2, warmup: time.Second, window: time.Second, reps: 1, quick: true}
+	httpFull = httpConfig{conns: []int{16, 128}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
+		threads: 2, warmup: time.Second, window: 3 * time.Second, reps: 5}
+	httpQuick = httpConfig{conns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
+		threads: 2, warmup: time.Second, window: time.Second, reps: 1, quick: true}
 )
 
-// The server the ratios are to.
-const httpBaseline = "nethttp"
+// The servers the ratios are to: of the "Hello, World!" tables and of
+// the file tables.
+const (
+	httpBaseline      = "nethttp"
+	httpFilesBaseline = "nethttp-files"
+)
 
-func httpBenchCmd(driver string, quick, peers bool, against, format string, stdout, stderr io.Writer) error {
+func httpBenchCmd(opts httpOptions, stdout, stderr io.Writer) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this command's executable, which runs our server: %w", err)
 	}
 	cfg := httpFull
-	if quick {
+	if opts.quick {
 		cfg = httpQuick
 	}
-	cfg.self, cfg.driver, cfg.peers, cfg.progress = self, driver, peers, stderr
-	cfg.against = against
+	if opts.files != "" {
+		if cfg.files, err = parseFileSizes(opts.files); err != nil {
+			return err
+		}
+	}
+	if !opts.hello {
+		cfg.conns = nil
+	}
+	if len(cfg.conns) == 0 && len(cfg.files) == 0 {
+		return errors.New("--hello=false with --files none: no table left to measure")
+	}
+	cfg.self, cfg.driver, cfg.peers, cfg.progress = self, opts.driver, opts.peers, stderr
+	cfg.against = opts.against
+	format := opts.format
 	if cfg.driver == "" {
 		cfg.driver = "epoll"
 		if runtime.GOOS != "linux" {
@@ -97,8 +126,80 @@ func (cfg httpConfig) logf(format string, args ...any) {
 // httpServer is one server to measure.
 type httpServer struct {
 	key, label string
+	files      bool // serves the directory of files (httpFilesDir)
+	against    bool // the --against build
 	env        []string
 	argv       func(addr string) []string
+	cells      []httpCell // what wrk measures on it, in order
+}
+
+// httpCell is one wrk cell on a server: a table's row.
+type httpCell struct {
+	path       string // what wrk GETs
+	conns      int
+	table, row int // in HTTPReport.Tables
+}
+
+// parseFileSizes reads --files: sizes such as 1k,100k,5m (k for KiB, m
+// for MiB, KiB and MiB spelt out too, or bytes), or none.
+func parseFileSizes(v string) ([]int64, error) {
+	if v == "none" {
+		return nil, nil
+	}
+	var sizes []int64
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		num, mult := f, int64(1)
+		for _, u := range []struct {
+			suffix string
+			mult   int64
+		}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"k", 1 << 10}, {"K", 1 << 10}, {"m", 1 << 20}, {"M", 1 << 20}, {"B", 1}} {
+			if n, ok := strings.CutSuffix(f, u.suffix); ok {
+				num, mult = n, u.mult
+				break
+			}
+		}
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || n <= 0 || n > (1<<30)/mult {
+			return nil, fmt.Errorf("--files %q: %q is not a size from 1 byte to 1 GiB (such as 1k, 100k, 5m), nor is the list none", v, f)
+		}
+		if !slices.Contains(sizes, n*mult) {
+			sizes = append(sizes, n*mult)
+		}
+	}
+	return sizes, nil
+}
+
+// fileName is the name of the file of n bytes in the directory served:
+// 1KiB.html and so on. The extension is one whose type the mime package
+// knows without the system's tables, so that http.FileServer takes the
+// type from the name on every machine rather than sniffing the content.
+func fileName(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB.html", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB.html", n>>10)
+	}
+	return fmt.Sprintf("%dB.html", n)
+}
+
+// writeFiles writes a file of each size into dir: lines of printable
+// ASCII, each ending in a newline.
+func writeFiles(dir string, sizes []int64) error {
+	for _, n := range sizes {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(i%26)
+			if i%64 == 63 {
+				b[i] = '\n'
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, fileName(n)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func httpBench(cfg httpConfig) (*HTTPReport, error) {
@@ -109,53 +210,137 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 	rep := &HTTPReport{
 		Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, CPUs: runtime.NumCPU(),
 		Quick: cfg.quick, Reps: cfg.reps, WarmupMS: ms(cfg.warmup), WindowMS: ms(cfg.window),
-		Threads: cfg.threads, Baseline: httpBaseline, Load: loadAverage(),
+		Threads: cfg.threads, Load: loadAverage(),
+	}
+	if len(cfg.conns) > 0 {
+		rep.Baseline = httpBaseline
+	}
+	if len(cfg.files) > 0 {
+		rep.FilesBaseline = httpFilesBaseline
 	}
 	if out, err := exec.Command(wrk, "--version").CombinedOutput(); err == nil || len(out) > 0 {
 		rep.Wrk, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 		rep.Wrk = strings.TrimSpace(strings.SplitN(rep.Wrk, "[", 2)[0])
 	}
-	var servers []httpServer
+	var filesDir string
+	if len(cfg.files) > 0 {
+		if filesDir, err = os.MkdirTemp("", "eventloop-httpfiles-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(filesDir)
+		if err := writeFiles(filesDir, cfg.files); err != nil {
+			return nil, err
+		}
+	}
+	var hello, files []httpServer
 	if cfg.peers {
 		dir, err := os.MkdirTemp("", "eventloop-httppeers-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		peers, note := httpPeerServers(dir, cfg.progress)
-		servers = append(servers, peers...)
+		bin, note := buildHTTPPeers(dir, cfg.progress)
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
+		} else {
+			if len(cfg.conns) > 0 {
+				hello = append(hello, httpPeer(bin, httpBaseline, "net/http", ""), httpPeer(bin, "fasthttp", "fasthttp", ""))
+			}
+			if filesDir != "" {
+				files = append(files, httpPeer(bin, httpFilesBaseline, "net/http", filesDir))
+			}
 		}
 	}
-	servers = append(servers, ourHTTPServers(cfg)...)
-	for _, s := range servers {
-		argv := s.argv("ADDR")
-		argv[0] = filepath.Base(argv[0])
-		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: s.label, Command: argv})
+	if len(cfg.conns) > 0 {
+		hello = append(hello, ourHTTPServers(cfg, "")...)
 	}
-	samples := make([][][]HTTPSample, len(servers))
-	for i := range samples {
-		samples[i] = make([][]HTTPSample, len(cfg.conns))
+	if filesDir != "" {
+		files = append(files, ourHTTPServers(cfg, filesDir)...)
 	}
+	// The tables, a row per server of their kind; each server's cells say
+	// which rows it fills.
+	addTables := func(group []httpServer, conns []int, size int64) {
+		for _, c := range conns {
+			t := HTTPTable{Conns: c}
+			path := "/"
+			if size > 0 {
+				t.File, t.FileBytes = fileName(size), size
+				path += t.File
+			}
+			for i := range group {
+				group[i].cells = append(group[i].cells, httpCell{path: path, conns: c, table: len(rep.Tables), row: len(t.Rows)})
+				t.Rows = append(t.Rows, HTTPRow{Server: group[i].key, Label: group[i].label})
+			}
+			rep.Tables = append(rep.Tables, t)
+		}
+	}
+	addTables(hello, cfg.conns, 0)
+	for _, n := range cfg.files {
+		addTables(files, cfg.fileConns, n)
+	}
+	servers := append(hello, files...)
+	skipped := make([]bool, len(servers))
 	for r := range cfg.reps {
 		for _, i := range rotation(len(servers), r) {
 			s := servers[i]
-			for c, smp := range measureHTTPServer(cfg, wrk, s, r) {
-				samples[i][c] = append(samples[i][c], smp)
+			if skipped[i] {
+				continue
+			}
+			smps, startErr := measureHTTPServer(cfg, wrk, s, r)
+			if startErr != nil && s.files && s.against && r == 0 {
+				// An older build, without --dir: its file rows are left out.
+				// (Each server's first start is in the first repetition; a
+				// later one that fails is a failure as any other.)
+				skipped[i] = true
+				why := "it did not start with --dir (a build older than the files mode?): " + oneLine(startErr.Error())
+				if strings.Contains(startErr.Error(), "flag provided but not defined: -dir") {
+					why = "its httpserve does not know --dir (a build older than the files mode)"
+				}
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no static-file rows: %s.", s.label, why))
+				continue
+			}
+			for k, smp := range smps {
+				cell := s.cells[k]
+				row := &rep.Tables[cell.table].Rows[cell.row]
+				row.Samples = append(row.Samples, smp)
 				if smp.Error != "" {
-					rep.Failures = append(rep.Failures, NetFailure{Server: s.label, Mode: "http", Conns: cfg.conns[c], Rep: r, Error: smp.Error})
+					mode := "http"
+					if s.files {
+						mode = "GET " + cell.path
+					}
+					rep.Failures = append(rep.Failures, NetFailure{Server: s.label, Mode: mode, Conns: cell.conns, Rep: r, Error: smp.Error})
 				}
 			}
 		}
 	}
-	for k, c := range cfg.conns {
-		t := HTTPTable{Conns: c}
-		for i, s := range servers {
-			t.Rows = append(t.Rows, HTTPRow{Server: s.key, Label: s.label, Samples: samples[i][k]})
+	for i, s := range servers {
+		if skipped[i] {
+			for _, cell := range s.cells {
+				rep.Tables[cell.table].Rows[cell.row].Server = "" // dropped below
+			}
+			continue
 		}
-		summarizeHTTP(&t, httpBaseline)
-		rep.Tables = append(rep.Tables, t)
+		argv := s.argv("ADDR")
+		argv[0] = filepath.Base(argv[0])
+		for j, a := range argv {
+			if a == filesDir {
+				argv[j] = "DIR"
+			}
+		}
+		label := s.label
+		if s.files {
+			label += ", static files"
+		}
+		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: label, Command: argv})
+	}
+	for k := range rep.Tables {
+		t := &rep.Tables[k]
+		t.Rows = slices.DeleteFunc(t.Rows, func(r HTTPRow) bool { return r.Server == "" })
+		base := httpBaseline
+		if t.File != "" {
+			base = httpFilesBaseline
+		}
+		summarizeHTTP(t, base)
 	}
 	rep.LoadAfter = loadAverage()
 	return rep, nil
@@ -176,24 +361,29 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// measureHTTPServer starts s, runs its cells and stops it.
-func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) []HTTPSample {
-	out := make([]HTTPSample, 0, len(cfg.conns))
+// measureHTTPServer starts s, runs its cells and stops it. If s did not
+// start, each cell's sample says so, and the error is returned too.
+func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) ([]HTTPSample, error) {
+	out := make([]HTTPSample, 0, len(s.cells))
+	name := s.label
+	if s.files {
+		name += ", static files"
+	}
 	srv, err := startHTTPServer(cfg, s)
 	if err != nil {
-		for range cfg.conns {
+		for range s.cells {
 			out = append(out, HTTPSample{Rep: rep, Error: "start: " + err.Error()})
 		}
-		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, s.label, err)
-		return out
+		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, name, err)
+		return out, err
 	}
 	defer func() {
 		if err := srv.stop(); err != nil {
 			cfg.logf("[rep %d/%d] %s: stop: %v", rep+1, cfg.reps, s.label, err)
 		}
 	}()
-	for _, c := range cfg.conns {
-		smp := runHTTPCell(cfg, wrk, srv, c)
+	for _, cell := range s.cells {
+		smp := runHTTPCell(cfg, wrk, srv, cell.path, cell.conns)
 		smp.Rep = rep
 		if smp.Error == "" && srv.exited() {
 			smp.Error = "the server exited during the cell: " + oneLine(srv.out.String())
@@ -210,15 +400,19 @@ func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) []HTTP
 				line += fmt.Sprintf(", %.2f allocs/request", *smp.Allocs)
 			}
 		}
-		cfg.logf("[rep %d/%d] %s, C=%d: %s", rep+1, cfg.reps, s.label, c, line)
+		where := ""
+		if s.files {
+			where = ", GET " + cell.path
+		}
+		cfg.logf("[rep %d/%d] %s%s, C=%d: %s", rep+1, cfg.reps, s.label, where, cell.conns, line)
 	}
-	return out
+	return out, nil
 }
 
-// runHTTPCell warms srv up with wrk, then measures a window.
-func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, conns int) HTTPSample {
+// runHTTPCell warms srv up with wrk GETting path, then measures a window.
+func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, path string, conns int) HTTPSample {
 	var smp HTTPSample
-	url := "http://" + srv.addr + "/"
+	url := "http://" + srv.addr + path
 	threads := strconv.Itoa(min(cfg.threads, conns))
 	run := func(d time.Duration, latency bool) (wrkSummary, error) {
 		args := []string{"-t" + threads, "-c" + strconv.Itoa(conns), "-d" + wrkDuration(d), "--timeout", "5s"}
@@ -342,16 +536,16 @@ func wrkSeconds(num, unit string) float64 {
 	return v
 }
 
-// httpPeerServers builds bench/httppeers into dir and returns its
-// servers, or a note saying why there are none.
-func httpPeerServers(dir string, progressW io.Writer) ([]httpServer, string) {
+// buildHTTPPeers builds bench/httppeers into dir and returns its path,
+// or a note saying why there is none.
+func buildHTTPPeers(dir string, progressW io.Writer) (string, string) {
 	root, _ := findClone()
 	if root == "" {
-		return nil, "peers not run: the peers module (bench/) is not under the working directory; run this command inside a clone"
+		return "", "peers not run: the peers module (bench/) is not under the working directory; run this command inside a clone"
 	}
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		return nil, "peers not run: no go command on PATH"
+		return "", "peers not run: no go command on PATH"
 	}
 	bin := filepath.Join(dir, "httppeers")
 	args := []string{"-C", filepath.Join(root, "bench"), "build", "-o", bin, "./httppeers"}
@@ -361,44 +555,59 @@ func httpPeerServers(dir string, progressW io.Writer) ([]httpServer, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, goCmd, args...).CombinedOutput(); err != nil {
-		return nil, fmt.Sprintf("peers not run: building bench/httppeers failed (%v): %s", err, oneLine(string(out)))
+		return "", fmt.Sprintf("peers not run: building bench/httppeers failed (%v): %s", err, oneLine(string(out)))
 	}
-	peer := func(key, label string) httpServer {
-		return httpServer{key: key, label: label, argv: func(addr string) []string {
-			return []string{bin, "-server", key, "-addr", addr, "-max-life", "1h"}
-		}}
-	}
-	return []httpServer{
-		peer(httpBaseline, "net/http"),
-		peer("fasthttp", "fasthttp"),
-	}, ""
+	return bin, ""
+}
+
+// httpPeer is the peer server name of httppeers (at bin); with dir, it
+// serves the files of dir (the net/http peer alone), its key then with
+// the suffix -files.
+func httpPeer(bin, key, label, dir string) httpServer {
+	name, _ := strings.CutSuffix(key, "-files")
+	return httpServer{key: key, label: label, files: dir != "", argv: func(addr string) []string {
+		argv := []string{bin, "-server", name, "-addr", addr, "-max-life", "1h"}
+		if dir != "" {
+			argv = append(argv, "-dir", dir)
+		}
+		return argv
+	}}
 }
 
 // ourHTTPServers is package httpserver with one loop, and with one loop
-// per core (SO_REUSEPORT).
-func ourHTTPServers(cfg httpConfig) []httpServer {
+// per core (SO_REUSEPORT); with dir, serving the files of dir, with one
+// loop alone, their keys then with the suffix -files.
+func ourHTTPServers(cfg httpConfig, dir string) []httpServer {
 	build := func(self, key, label string, loops int) httpServer {
-		return httpServer{key: key, label: label, env: cfg.selfEnv, argv: func(addr string) []string {
-			argv := []string{self, "httpserve", "--loops", strconv.Itoa(loops)}
-			if cfg.driver != "" {
-				argv = append(argv, "--driver", cfg.driver)
-			}
-			return append(argv, addr)
-		}}
+		if dir != "" {
+			key += "-files"
+		}
+		return httpServer{key: key, label: label, env: cfg.selfEnv, files: dir != "", against: strings.HasPrefix(key, "against"),
+			argv: func(addr string) []string {
+				argv := []string{self, "httpserve", "--loops", strconv.Itoa(loops)}
+				if cfg.driver != "" {
+					argv = append(argv, "--driver", cfg.driver)
+				}
+				if dir != "" {
+					argv = append(argv, "--dir", dir)
+				}
+				return append(argv, addr)
+			}}
 	}
 	d := cfg.driver
 	if d == "" {
 		d = "default driver"
 	}
 	n := runtime.NumCPU()
-	servers := []httpServer{
-		build(cfg.self, "ours", "ours, "+d+", 1 loop", 1),
-		build(cfg.self, "ours-loops", fmt.Sprintf("ours, %s, %d loops", d, n), n),
+	servers := []httpServer{build(cfg.self, "ours", "ours, "+d+", 1 loop", 1)}
+	if dir == "" {
+		servers = append(servers, build(cfg.self, "ours-loops", fmt.Sprintf("ours, %s, %d loops", d, n), n))
 	}
 	if cfg.against != "" {
-		servers = append(servers,
-			build(cfg.against, "against", "against, "+d+", 1 loop", 1),
-			build(cfg.against, "against-loops", fmt.Sprintf("against, %s, %d loops", d, n), n))
+		servers = append(servers, build(cfg.against, "against", "against, "+d+", 1 loop", 1))
+		if dir == "" {
+			servers = append(servers, build(cfg.against, "against-loops", fmt.Sprintf("against, %s, %d loops", d, n), n))
+		}
 	}
 	return servers
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // httpBenchCmd measures HTTP servers, and ours needs a unix system.
-func httpBenchCmd(driver string, quick, peers bool, against, format string, stdout, stderr io.Writer) error {
+func httpBenchCmd(opts httpOptions, stdout, stderr io.Writer) error {
 	return fmt.Errorf("bench --http needs a unix system: %w", errors.ErrUnsupported)
 }
 

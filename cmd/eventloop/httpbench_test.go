@@ -9,7 +9,9 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,6 +82,133 @@ func TestHTTPBenchTiny(t *testing.T) {
 	}
 	if _, err := json.Marshal(rep); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestHTTPBenchFilesTiny runs the static-file tables end to end in their
+// smallest shape: our server (httpserve --dir) serving files of 1 KiB and
+// 100 KiB, 4 connections, one-second windows, and an --against build
+// older than the files mode (a script that fails on --dir as the old
+// flag set does), whose file rows are skipped with a note, not failed.
+// It checks the rows, the note, the tables' files, that the directory is
+// removed and that no process or goroutine is left.
+func TestHTTPBenchFilesTiny(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Fatalf("wrk is not installed (ci/install-http-tools.sh): %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	old := filepath.Join(tmp, "old-eventloop")
+	script := "#!/bin/sh\nfor a; do if [ \"$a\" = --dir ]; then echo 'flag provided but not defined: -dir' >&2; exit 2; fi; done\nexec \"$0.real\" \"$@\"\n"
+	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, old+".real"); err != nil {
+		t.Fatal(err)
+	}
+	filesTmp := filepath.Join(tmp, "tmp") // the run's TMPDIR: its files directory goes there
+	if err := os.Mkdir(filesTmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", filesTmp)
+	g0 := runtime.NumGoroutine()
+	var pids []int
+	var progress bytes.Buffer
+	cfg := httpConfig{files: []int64{1 << 10, 100 << 10}, fileConns: []int{4}, threads: 2,
+		warmup: time.Second, window: time.Second, reps: 1, quick: true,
+		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
+		started: func(pid int) { pids = append(pids, pid) }}
+	rep, err := httpBench(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("progress:\n%s", progress.String())
+	if len(rep.Failures) > 0 {
+		t.Fatalf("failures: %+v", rep.Failures)
+	}
+	if len(rep.Tables) != 2 {
+		t.Fatalf("tables: %+v", rep.Tables)
+	}
+	for i, want := range []struct {
+		file  string
+		bytes int64
+	}{{"1KiB.html", 1 << 10}, {"100KiB.html", 100 << 10}} {
+		tb := rep.Tables[i]
+		if tb.File != want.file || tb.FileBytes != want.bytes || tb.Conns != 4 || len(tb.Rows) != 1 {
+			t.Errorf("table %d: %+v, want %s of %d bytes, 4 connections, our row alone", i, tb, want.file, want.bytes)
+			continue
+		}
+		row := tb.Rows[0]
+		if row.Server != "ours-files" || row.Rate <= 0 || row.P50ms == nil || row.P99ms == nil || row.CPUus == nil ||
+			row.Allocs == nil || *row.Allocs <= 0 || row.AllocBytes == nil || row.Ratio != nil {
+			t.Errorf("table %d: row %+v", i, row)
+		}
+	}
+	if len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "against, default driver, 1 loop: no static-file rows") ||
+		!strings.Contains(rep.Notes[0], "does not know --dir") {
+		t.Errorf("notes: %q", rep.Notes)
+	}
+	if len(rep.Servers) != 1 || !slices.Contains(rep.Servers[0].Command, "--dir") || !slices.Contains(rep.Servers[0].Command, "DIR") {
+		t.Errorf("servers: %+v", rep.Servers)
+	}
+	// Our server: a start and two cells of two wrk runs each; the old
+	// build's three attempts to start.
+	if len(pids) != 8 {
+		t.Errorf("processes started: %v, want 1 + 4 wrk runs + 3 attempts of the old build", pids)
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("process %d is still there (kill 0: %v)", pid, err)
+		}
+	}
+	if n := goroutinesSettle(g0); n > g0 {
+		t.Errorf("%d goroutines left, %d before", n, g0)
+	}
+	if left, _ := os.ReadDir(filesTmp); len(left) > 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+	var md bytes.Buffer
+	writeHTTPMarkdown(&md, rep)
+	for _, want := range []string{"## HTTP: static files of 1 KiB, 100 KiB (http.FileServer), ",
+		"### static file of 1 KiB (GET /1KiB.html), 4 connections\n", "### static file of 100 KiB (GET /100KiB.html), 4 connections\n",
+		"| ours, default driver, 1 loop | ", "- ours, default driver, 1 loop, static files: `"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "Hello") {
+		t.Errorf("markdown of the file tables alone names the hello tables:\n%s", md.String())
+	}
+	if _, err := json.Marshal(rep); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestParseFileSizes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int64
+	}{
+		{"1k,100k,5m", []int64{1 << 10, 100 << 10, 5 << 20}},
+		{"1KiB, 2MiB,512,512B,1K", []int64{1 << 10, 2 << 20, 512}},
+		{"none", nil},
+	} {
+		got, err := parseFileSizes(c.in)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%q: %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"", "1x", "0", "-1k", "2g", "1025m", "1k,,2k"} {
+		if got, err := parseFileSizes(in); err == nil {
+			t.Errorf("%q: %v, no error", in, got)
+		}
+	}
+	if fileName(1<<10) != "1KiB.html" || fileName(5<<20) != "5MiB.html" || fileName(1000) != "1000B.html" {
+		t.Error(fileName(1<<10), fileName(5<<20), fileName(1000))
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type HTTPReport struct {
 	Threads      int    // wrk's -t
 	Wrk          string // wrk's version line
 	Baseline     string // the key of the server the ratios are to
+	// FilesBaseline is the key of the server the ratios of the
+	// static-file tables are to.
+	FilesBaseline string `json:",omitempty"`
 	// Load and LoadAfter are the machine's load averages (1, 5, 15 min)
 	// when the run began and ended: what else shared the CPUs.
 	Load, LoadAfter string
@@ -28,10 +32,13 @@ type HTTPReport struct {
 	Notes           []string     `json:",omitempty"`
 }
 
-// HTTPTable is one connection count.
+// HTTPTable is one connection count, of "Hello, World!" or, with File,
+// of GETs of that static file of FileBytes bytes.
 type HTTPTable struct {
-	Conns int
-	Rows  []HTTPRow
+	Conns     int
+	File      string `json:",omitempty"`
+	FileBytes int64  `json:",omitempty"`
+	Rows      []HTTPRow
 }
 
 // HTTPRow is one server's medians over its repetitions.
@@ -98,30 +105,59 @@ func summarizeHTTP(t *HTTPTable, baseline string) {
 }
 
 func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
-	fmt.Fprintf(w, "## HTTP: %q, wrk -t%d (%s)\n\n", "Hello, World!", rep.Threads, rep.Wrk)
+	var hello, files []string // what the tables measure
+	for _, t := range rep.Tables {
+		if t.File == "" {
+			hello = []string{fmt.Sprintf("%q", "Hello, World!")}
+		} else if !slices.Contains(files, sizeLabel(t.FileBytes)) {
+			files = append(files, sizeLabel(t.FileBytes))
+		}
+	}
+	what := hello
+	if len(files) > 0 {
+		what = append(what, "static files of "+strings.Join(files, ", ")+" (http.FileServer)")
+	}
+	fmt.Fprintf(w, "## HTTP: %s, wrk -t%d (%s)\n\n", strings.Join(what, " and "), rep.Threads, rep.Wrk)
 	fmt.Fprintf(w, "%s, %s, %d CPUs; each server a process of its own; %.0f ms warm-up, then a %.0f ms window; median of %d repetitions, servers in rotating order",
 		rep.Go, rep.Platform, rep.CPUs, rep.WarmupMS, rep.WindowMS, rep.Reps)
 	if rep.Load != "" {
 		fmt.Fprintf(w, "; load average %s at the start, %s at the end", rep.Load, rep.LoadAfter)
 	}
 	fmt.Fprintln(w, ".")
+	if len(files) > 0 {
+		fmt.Fprintln(w, "\nStatic files: the servers serve http.FileServer over a directory of files that the run writes, one per size, and wrk GETs one of them over keep-alive connections per table; MiB/s counts the files' bytes alone.")
+	}
 	if rep.Quick {
 		fmt.Fprintln(w, "\n--quick: a smoke run; the figures are not to be quoted.")
 	}
 	for _, t := range rep.Tables {
-		fmt.Fprintf(w, "\n### %d connections\n\n", t.Conns)
-		fmt.Fprintln(w, "| server | requests/s | × net/http | p50 | p99 | server CPU/request | allocs/request | bytes/request |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		if t.File == "" {
+			fmt.Fprintf(w, "\n### %d connections\n\n", t.Conns)
+			fmt.Fprintln(w, "| server | requests/s | × net/http | p50 | p99 | server CPU/request | allocs/request | bytes/request |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+		} else {
+			fmt.Fprintf(w, "\n### static file of %s (GET /%s), %d connections\n\n", sizeLabel(t.FileBytes), t.File, t.Conns)
+			fmt.Fprintln(w, "| server | requests/s | × net/http | MiB/s | p50 | p99 | server CPU/request | allocs/request | bytes/request |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+		}
 		for _, r := range t.Rows {
-			fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", r.Label, r.Rate,
-				optf(r.Ratio, "%.2f×"), optf(r.P50ms, "%.2f ms"), optf(r.P99ms, "%.2f ms"),
+			mibs := ""
+			if t.File != "" {
+				mibs = fmt.Sprintf(" %.0f |", r.Rate*float64(t.FileBytes)/(1<<20))
+			}
+			fmt.Fprintf(w, "| %s | %.0f | %s |%s %s | %s | %s | %s | %s |\n", r.Label, r.Rate,
+				optf(r.Ratio, "%.2f×"), mibs, optf(r.P50ms, "%.2f ms"), optf(r.P99ms, "%.2f ms"),
 				optf(r.CPUus, "%.2f µs"), optf(r.Allocs, "%.1f"), optf(r.AllocBytes, "%.0f B"))
 		}
 	}
 	if len(rep.Failures) > 0 {
 		fmt.Fprintln(w, "\nFailed cells:")
 		for _, f := range rep.Failures {
-			fmt.Fprintf(w, "- %s, C=%d, rep %d: %s\n", f.Server, f.Conns, f.Rep+1, oneLine(f.Error))
+			mode := ""
+			if f.Mode != "http" {
+				mode = ", " + f.Mode
+			}
+			fmt.Fprintf(w, "- %s%s, C=%d, rep %d: %s\n", f.Server, mode, f.Conns, f.Rep+1, oneLine(f.Error))
 		}
 	}
 	for _, n := range rep.Notes {
@@ -131,6 +167,17 @@ func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
 	for _, s := range rep.Servers {
 		fmt.Fprintf(w, "- %s: `%s`\n", s.Label, strings.Join(s.Command, " "))
 	}
+}
+
+// sizeLabel is n bytes as the tables say it: 1 KiB, 5 MiB, 100 B.
+func sizeLabel(n int64) string {
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 func optf(v *float64, format string) string {

@@ -25,14 +25,16 @@ import (
 // httpserver serving the 13-byte "Hello, World!" on ADDR with --loops
 // loops, each on a goroutine of its own with its own listener on ADDR
 // through SO_REUSEPORT, so that the kernel spreads the connections, and
-// one Server over all. SIGINT or SIGTERM closes it; SIGUSR1 prints the
-// process's allocations so far, "allocs OBJECTS BYTES", as the peers of
-// bench/httppeers do.
+// one Server over all; with --dir DIR, http.FileServer(http.Dir(DIR))
+// instead (the static-file tables). SIGINT or SIGTERM closes it; SIGUSR1
+// prints the process's allocations so far, "allocs OBJECTS BYTES", as the
+// peers of bench/httppeers do.
 func httpServeCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("httpserve", flag.ContinueOnError)
 	driver := fs.String("driver", "", "driver (default: what eventloop.New picks)")
 	loops := fs.Int("loops", 1, "loops, one goroutine and one listener each")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	dir := fs.String("dir", "", "serve http.FileServer(http.Dir(DIR)) instead of \"Hello, World!\"")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -42,7 +44,16 @@ func httpServeCmd(args []string, stdout io.Writer) error {
 	if *loops < 1 {
 		return fmt.Errorf("--loops %d: want at least 1", *loops)
 	}
-	srv := &httpserver.Server{Handler: http.HandlerFunc(helloHandler)}
+	var handler http.Handler = http.HandlerFunc(helloHandler)
+	if *dir != "" {
+		if fi, err := os.Stat(*dir); err != nil {
+			return fmt.Errorf("--dir: %w", err)
+		} else if !fi.IsDir() {
+			return fmt.Errorf("--dir %s: not a directory", *dir)
+		}
+		handler = http.FileServer(http.Dir(*dir))
+	}
+	srv := &httpserver.Server{Handler: handler}
 	addr := fs.Arg(0)
 	var ls []*core.Loop
 	var lns []*socket.Listener

@@ -4,7 +4,7 @@
 //	eventloop drivers
 //	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
 //	eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
-//	eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
+//	eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false]
 //	eventloop echo [--driver NAME] ADDR
 //
 // drivers lists the drivers this build offers, best first, and says which
@@ -65,6 +65,15 @@
 // ends), with the machine's load average. --quick is a smoke run of a
 // few seconds at 16 connections that asserts no speed.
 //
+// bench --http also measures static files: net/http and ours (one loop)
+// serve http.FileServer over a temporary directory of files the run
+// writes (1 KiB, 100 KiB and 5 MiB; 1 KiB alone with --quick), and wrk
+// GETs one file per table, at 16 connections, over keep-alive; the
+// tables add the files' MiB/s. --files SIZES picks the sizes (such as
+// 1k,100k,5m; k for KiB, m for MiB), --files none drops these tables,
+// and --hello=false the "Hello, World!" ones. An --against build that
+// does not know the files mode has no file rows, with a note.
+//
 // echo serves TCP echo on ADDR (host:port) until SIGINT or SIGTERM, one
 // fiber per connection written in blocking style: each suspends on the loop
 // whenever its socket would block (unix systems only).
@@ -80,7 +89,7 @@ const usage = `usage:
   eventloop drivers
   eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
   eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
-  eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
+  eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false]
   eventloop echo [--driver NAME] ADDR
 `
 

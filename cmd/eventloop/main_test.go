@@ -139,6 +139,10 @@ func TestBadArguments(t *testing.T) {
 		{"bench", "--format", "xml"},
 		{"bench", "--driver", "nope"},
 		{"bench", "--against", "elsewhere"}, // without --net or --http
+		{"bench", "--files", "1k"},          // without --http
+		{"bench", "--net", "--hello=false"},
+		{"bench", "--http", "--files", "1x"},
+		{"bench", "--http", "--files", "none", "--hello=false"}, // no table
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(args, &out, &errOut); code == 0 {
