@@ -77,7 +77,11 @@ type SlowCallback struct {
 	// Stack is the goroutine stack of the fiber running it, taken at the
 	// report: where it is stuck. Empty in a Done report.
 	Stack string
-	Done  bool
+	// Hint is what a package built on the loop says of Stack (see
+	// AddWatchdogHint): what blocks, and what to do. Empty in a Done
+	// report, and when no hint recognises the stack.
+	Hint string
+	Done bool
 }
 
 // String describes the report in a few lines, as the default report
@@ -95,6 +99,10 @@ func (s SlowCallback) String() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, " still running after %v (fiber %d)", s.Elapsed, s.Fiber)
+	if s.Hint != "" {
+		b.WriteString(": ")
+		b.WriteString(s.Hint)
+	}
 	if s.Created != "" {
 		b.WriteString("; created at:")
 		b.WriteString(s.Created)
@@ -369,8 +377,43 @@ func (w *watchdog) check() {
 	w.mu.Unlock()
 	w.call(SlowCallback{
 		ID: r.id, Type: r.typ, Kind: r.kindString(), Fiber: r.fiber, Elapsed: elapsed,
-		Created: formatFrames(r.created), Stack: stack,
+		Created: formatFrames(r.created), Stack: stack, Hint: watchdogHint(stack),
 	})
+}
+
+// The hints of AddWatchdogHint.
+var hints struct {
+	mu sync.Mutex
+	fs []func(stack string) string
+}
+
+// AddWatchdogHint adds f to what the watchdog asks of a run past its
+// threshold: f gets the stack of the fiber running it (as in
+// SlowCallback.Stack) and returns what blocks there and what to do, or ""
+// if it does not recognise it; the first hint that answers fills
+// SlowCallback.Hint. Packages built on the loop add one in their init for
+// their own frames (package httpserver names the handler that blocks).
+// f is called from the watchdog's goroutine, only for a run being
+// reported, and must not block. It is safe from any goroutine.
+func AddWatchdogHint(f func(stack string) string) {
+	if f == nil {
+		panic("eventloop: AddWatchdogHint called with a nil func")
+	}
+	hints.mu.Lock()
+	hints.fs = append(hints.fs, f)
+	hints.mu.Unlock()
+}
+
+func watchdogHint(stack string) string {
+	hints.mu.Lock()
+	fs := hints.fs
+	hints.mu.Unlock()
+	for _, f := range fs {
+		if h := f(stack); h != "" {
+			return h
+		}
+	}
+	return ""
 }
 
 func (w *watchdog) now() int64 { return int64(time.Since(w.epoch)) }

