@@ -726,6 +726,9 @@ func handlersCases(dir string) []handlersCase {
 		{name: "Range open on 100 KiB", target: "/mid.bin", header: hh("Range: bytes=1000-"), status: 206},
 		{name: "Range multiple", target: "/big.bin", header: hh("Range: bytes=0-9,100-199,1000-1099,-5"), status: 206},
 		{name: "Range multiple, overlapping", target: "/big.bin", header: hh("Range: bytes=0-99,50-149"), status: 206},
+		{name: "Range, two thousand", target: "/big.bin", header: hh("Range: bytes=" + manyRanges(2000, 1)), status: 206},
+		// Ranges whose sum is more than the file: net/http serves it whole.
+		{name: "Range, thousands past the size", target: "/mid.bin", header: hh("Range: bytes=" + manyRanges(3000, 100)), status: 200},
 		{name: "Range multiple, more than the file", target: "/small.txt", header: hh("Range: bytes=0-,0-"), status: 200},
 		{name: "Range multiple, HEAD", method: "HEAD", target: "/big.bin", header: hh("Range: bytes=0-9,20-29"), status: 206},
 		{name: "Range past the end", target: "/big.bin", header: hh("Range: bytes=2000000-"), status: 416},
@@ -937,4 +940,17 @@ func handlersCases(dir string) []handlersCase {
 		{name: "expvar", handler: expvar.Handler(), reqs: expvars, probe: handlersReq{target: "/", norm: handlersExpvarNorm}},
 		{name: "gzip", handler: gzMux, reqs: gzips},
 	}
+}
+
+// manyRanges is n ranges of width bytes each, 10 bytes apart:
+// "0-0,10-10,...".
+func manyRanges(n, width int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%d-%d", i*10, i*10+width-1)
+	}
+	return b.String()
 }
