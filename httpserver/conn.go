@@ -3,9 +3,11 @@ package httpserver
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"runtime"
 	"time"
@@ -20,7 +22,11 @@ import (
 type conn struct {
 	srv *Server
 	ls  *loopState
-	rwc *socket.Conn
+	raw *socket.Conn
+	rwc transport       // raw, or TLS over it
+	tls *socket.TLSConn // nil without TLS
+	// tlsState is the handshake's result, which requests carry (Request.TLS).
+	tlsState *tls.ConnectionState
 
 	remoteAddr string
 	cr         connReader
@@ -50,9 +56,21 @@ type conn struct {
 	keys      []string // sorting the header keys of a response
 }
 
-func (c *conn) init() {
+// transport is what a conn reads and writes: a *socket.Conn, or a
+// *socket.TLSConn over one.
+type transport interface {
+	net.Conn
+	CloseWrite() error
+}
+
+func (c *conn) init(config *tls.Config) {
 	c.cr.c, c.cw.c, c.res.c = c, c, c
-	c.remoteAddr = c.rwc.RemoteAddr().String()
+	c.rwc = c.raw
+	if config != nil {
+		c.tls = socket.TLSServer(c.raw, config)
+		c.rwc = c.tls
+	}
+	c.remoteAddr = c.raw.RemoteAddr().String()
 	c.res.handlerHeader = make(http.Header)
 }
 
@@ -68,6 +86,9 @@ const (
 func (c *conn) serve() {
 	defer c.end()
 	srv := c.srv
+	if c.tls != nil && !c.handshake() {
+		return
+	}
 	if d := srv.readHeaderTimeout(); d > 0 {
 		if t := time.Now().Add(d); c.rd.IsZero() || t.Before(c.rd) {
 			c.setReadDeadline(t)

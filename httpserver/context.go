@@ -67,7 +67,7 @@ func (x *reqCtx) Value(key any) any {
 	case loopKey:
 		return x.c.ls.l
 	case http.LocalAddrContextKey:
-		return x.c.rwc.LocalAddr()
+		return x.c.raw.LocalAddr()
 	}
 	x.mu.Lock()
 	inner := x.inner
@@ -137,7 +137,9 @@ func (c *conn) wantWatch(x *reqCtx) {
 // watching there too).
 func (c *conn) beginWatch(x *reqCtx) {
 	rs := c.cur
-	if rs == nil || &rs.ctx != x || c.hijacked || c.watch.Watching() || x.isCanceled() {
+	// Over TLS the socket's bytes are records, which a peek cannot tell
+	// from the next request's: no watch (a failed write still cancels).
+	if rs == nil || &rs.ctx != x || c.hijacked || c.tls != nil || c.watch.Watching() || x.isCanceled() {
 		return
 	}
 	if c.res.body != nil && !rs.body.sawEOF {
@@ -152,7 +154,7 @@ func (c *conn) beginWatch(x *reqCtx) {
 	if c.gone == nil {
 		c.gone = c.clientGone
 	}
-	_ = c.watch.Start(c.rwc, c.gone)
+	_ = c.watch.Start(c.raw, c.gone)
 }
 
 // clientGone cancels the watched request's context: the client closed or

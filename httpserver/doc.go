@@ -41,7 +41,9 @@
 // write deadlines, EnableFullDuplex), and io.ReaderFrom: http.FileServer,
 // http.ServeContent and io.Copy from an *os.File send files with
 // sendfile(2) on Linux, darwin, FreeBSD and DragonFly (a copy elsewhere,
-// Windows included), as net/http's does. The Server's fields mean what
+// Windows included), as net/http's does. ServeTLS serves HTTPS with
+// TLSConfig over socket.TLSConn, crypto/tls made safe for the loop's
+// fibers (a file is then copied: the kernel cannot encrypt it). The Server's fields mean what
 // net/http.Server's of the same name mean.
 //
 // # Handlers run on the loop
@@ -112,9 +114,11 @@
 //     so that the close cannot reset the connection under the response.
 //     net/http does so only after a body given up as too large; after
 //     the others its client may see a reset instead of the response.
-//   - HTTP/1 only, without TLS: no HTTP/2, no TLSConfig, no
-//     ServeTLS. BaseContext and ConnContext are not offered (the request's
-//     context carries the loop, the local address and its cancellation).
+//   - HTTP/1 only: no HTTP/2 (ServeTLS's ALPN offers http/1.1 alone).
+//     BaseContext and ConnContext are not offered (the request's context
+//     carries the loop, the local address and its cancellation). Over TLS
+//     the request's context is not cancelled when the client goes away
+//     (only when a write fails).
 //
 // The package builds everywhere; it serves where package socket makes
 // listeners (unix systems and Windows).

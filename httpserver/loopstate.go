@@ -3,6 +3,7 @@ package httpserver
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"net/http"
 	"slices"
@@ -64,7 +65,7 @@ func newLoopState(s *Server, l *core.Loop) *loopState {
 }
 
 // serve is the accept loop, in a fiber of the loop.
-func (ls *loopState) serve(ln *socket.Listener) error {
+func (ls *loopState) serve(ln *socket.Listener, config *tls.Config) error {
 	if ls.closing {
 		ln.Close()
 		return http.ErrServerClosed
@@ -92,14 +93,14 @@ func (ls *loopState) serve(ln *socket.Listener) error {
 			}
 			return err
 		}
-		ls.start(c)
+		ls.start(c, config)
 	}
 }
 
 // start serves c in a fiber of its own.
-func (ls *loopState) start(rwc *socket.Conn) {
-	c := &conn{srv: ls.srv, ls: ls, rwc: rwc}
-	c.init()
+func (ls *loopState) start(rwc *socket.Conn, config *tls.Config) {
+	c := &conn{srv: ls.srv, ls: ls, raw: rwc}
+	c.init(config)
 	ls.add(c)
 	c.setState(http.StateNew)
 	ls.l.Defer(func(core.CallbackID) { c.serve() })

@@ -43,7 +43,7 @@ func (w *response) ReadFrom(src io.Reader) (n int64, err error) {
 	if !w.committed {
 		w.commitBuffered()
 	}
-	if w.chunking || w.isHEAD || !bodyAllowedForStatus(w.status) {
+	if w.chunking || w.isHEAD || !bodyAllowedForStatus(w.status) || c.tls != nil {
 		n0, err := io.CopyBuffer(writerOnly{w}, src, buf[:])
 		return n + n0, err
 	}
@@ -69,7 +69,7 @@ func (w *response) ReadFrom(src io.Reader) (n int64, err error) {
 	if err := c.bw.Flush(); err != nil {
 		return n, err
 	}
-	n0, err := c.rwc.ReadFrom(src)
+	n0, err := c.raw.ReadFrom(src)
 	w.written += n0
 	c.wrote(n0, err)
 	return n + n0, err

@@ -73,6 +73,7 @@ func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 	c.lastMethod = req.Method
 	c.cr.remain = math.MaxInt64
 	req.RemoteAddr = c.remoteAddr
+	req.TLS = c.tlsState
 
 	var whole time.Time
 	if d := srv.ReadTimeout; d > 0 {

@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
@@ -59,6 +60,9 @@ type Server struct {
 	// to the Handler instead of answering them with 200 and no body.
 	DisableGeneralOptionsHandler bool
 
+	// TLSConfig is ServeTLS's configuration (cloned); nil: an empty one.
+	TLSConfig *tls.Config
+
 	mu         sync.Mutex
 	loops      []*loopState
 	onShutdown []func()
@@ -83,6 +87,10 @@ func Serve(l *core.Loop, ln *socket.Listener, handler http.Handler) error {
 // Shutdown or Close. Connections still open are served on by the loop
 // meanwhile; Shutdown waits for them.
 func (s *Server) Serve(l *core.Loop, ln *socket.Listener) error {
+	return s.serve(l, ln, nil)
+}
+
+func (s *Server) serve(l *core.Loop, ln *socket.Listener, config *tls.Config) error {
 	if l == nil || ln == nil {
 		return errors.New("httpserver: Serve needs a loop and a listener")
 	}
@@ -92,11 +100,11 @@ func (s *Server) Serve(l *core.Loop, ln *socket.Listener) error {
 		return err
 	}
 	if l.InFiber() {
-		return ls.serve(ln)
+		return ls.serve(ln, config)
 	}
 	done := make(chan struct{})
 	var serr error
-	if err := l.Post(func() { serr = ls.serve(ln); close(done) }); err != nil {
+	if err := l.Post(func() { serr = ls.serve(ln, config); close(done) }); err != nil {
 		ln.Close()
 		return fmt.Errorf("httpserver: Serve: %w", err)
 	}

@@ -169,3 +169,49 @@ func parseWrk(t *testing.T, out string) wrkResult {
 	}
 	return r
 }
+
+// curl and wrk over TLS (OpenSSL's, not Go's): curl trusting the
+// certificate, HTTP/1.1 though it offers h2, several URLs over one
+// connection and an upload; wrk with no socket error and no status but
+// 2xx, plainly and pipelined.
+func TestCurlWrkTLS(t *testing.T) {
+	watchdog(t, 3*time.Minute)
+	lookTool(t, "wrk")
+	certFile, keyFile, _ := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	script := filepath.Join(t.TempDir(), "pipeline.lua")
+	if err := os.WriteFile(script, []byte(wrkPipeline), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serveTLS(t, l, &Server{Handler: http11Mux()}, certFile, keyFile)
+		out := runTool(t, 30*time.Second, "curl", "-sS", "--cacert", certFile, "-D", "-", ts.url+"/hello")
+		if !strings.HasPrefix(out, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(out, "\r\n\r\nHello, World!") {
+			t.Errorf("curl over TLS: %q", out)
+		}
+		var urls []string
+		for i := range 3 {
+			urls = append(urls, fmt.Sprintf("%s/echo?%d", ts.url, i))
+		}
+		out = runTool(t, 30*time.Second, "curl", append([]string{"-sS", "--cacert", certFile, "-w", " %{num_connects}\n"}, urls...)...)
+		if want := "/echo?0 1\n/echo?1 0\n/echo?2 0\n"; out != want {
+			t.Errorf("curl over TLS, 3 URLs: %q, want %q", out, want)
+		}
+		payload := bytes.Repeat([]byte("over TLS. "), 100_000)
+		file := filepath.Join(t.TempDir(), "payload")
+		if err := os.WriteFile(file, payload, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out = runTool(t, 30*time.Second, "curl", "-sS", "--cacert", certFile, "--data-binary", "@"+file, ts.url+"/sum")
+		if want := fmt.Sprintf("%d %x", len(payload), sha256.Sum256(payload)); !strings.HasPrefix(out, want) {
+			t.Errorf("curl upload over TLS: %q, want %q...", out, want)
+		}
+		for _, extra := range [][]string{nil, {"-s", script}} {
+			args := append([]string{"-t2", "-c16", "-d2s", "--timeout", "10s"}, extra...)
+			out := runTool(t, time.Minute, "wrk", append(args, ts.url+"/")...)
+			r := parseWrk(t, out)
+			if r.requests < 100 || r.socketErrors != 0 || r.non2xx != 0 {
+				t.Errorf("wrk over TLS %v: %d requests, %d socket errors, %d non-2xx:\n%s", extra, r.requests, r.socketErrors, r.non2xx, out)
+			}
+		}
+	})
+}

@@ -178,11 +178,13 @@
 //     is.
 //   - crypto/tls holds a sync.Mutex across Write (and Read, and the
 //     handshake): a tls.Conn used by one fiber at a time is fine, but two
-//     fibers writing one tls.Conn block the loop's goroutine on the lock
-//     held by the suspended first. The same holds for every wrapper that
-//     holds a sync.Mutex across I/O (bufio.Writer shared with a lock, a
-//     log.Logger on a conn). A Conn itself, and wrappers without locks
-//     (bufio used by one fiber, io.Copy), are safe to share.
+//     fibers on one tls.Conn (two Reads, or a Read and a Write before the
+//     handshake is done) block the loop's goroutine on the lock held by
+//     the suspended first. TLSConn (TLSServer, TLSClient) is crypto/tls
+//     made safe for that: share it as a Conn. The same holds for every
+//     wrapper that holds a sync.Mutex across I/O (bufio.Writer shared with
+//     a lock, a log.Logger on a conn). A Conn itself, and wrappers without
+//     locks (bufio used by one fiber, io.Copy), are safe to share.
 //   - net/http's Server (http.Serve on a Listener) runs its handlers on
 //     goroutines of its own: its conns take the goroutine path, with a
 //     goroutine running the loop.

@@ -1,0 +1,234 @@
+//go:build unix || windows
+
+package httpserver
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/socket"
+)
+
+// tlsFiles writes a self-signed certificate for names (and 127.0.0.1)
+// and its key, PEM, and returns their paths and a pool that trusts it.
+func tlsFiles(t *testing.T, notAfter time.Time, names ...string) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: names[0]},
+		NotBefore:             notAfter.Add(-48 * time.Hour),
+		NotAfter:              notAfter,
+		DNSNames:              names,
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := tempDir(t)
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(leaf)
+	return certFile, keyFile, pool
+}
+
+// serveTLS is serve with ServeTLS; the first on l runs it.
+func serveTLS(t *testing.T, l *core.Loop, srv *Server, certFile, keyFile string) *testServer {
+	t.Helper()
+	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !running[l] {
+		running[l] = true
+		t.Cleanup(func() { delete(running, l) })
+		runLoop(t, l)
+	}
+	ts := &testServer{srv: srv, l: l, ln: ln, addr: ln.Addr().String(), log: &syncBuffer{}, served: make(chan error, 1)}
+	ts.url = "https://" + ts.addr
+	srv.ErrorLog = log.New(ts.log, "", 0)
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		switch st {
+		case http.StateNew:
+			ts.open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			ts.open.Add(-1)
+		}
+	}
+	go func() { ts.served <- srv.ServeTLS(l, ln, certFile, keyFile) }()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("server Close: %v", err)
+		}
+		if err := <-ts.served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("ServeTLS returned %v, want http.ErrServerClosed", err)
+		}
+	})
+	return ts
+}
+
+// running are the loops serveTLS runs (the test's goroutine's alone).
+var running = map[*core.Loop]bool{}
+
+func tlsClient(t *testing.T, pool *x509.CertPool, protos ...string) *http.Client {
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, NextProtos: protos}, ForceAttemptHTTP2: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// HTTPS with net/http's client: requests over one kept connection, a
+// 1 MiB body echoed, Request.TLS, a file, and HTTP/1.1 for a client that
+// asks for h2 first.
+func TestServeTLS(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	dir, files := staticDir(t, 300<<10)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/who", func(w http.ResponseWriter, r *http.Request) {
+			if r.TLS == nil {
+				http.Error(w, "no TLS state", 500)
+				return
+			}
+			fmt.Fprintf(w, "%s %s %v", r.Proto, r.TLS.NegotiatedProtocol, r.TLS.HandshakeComplete)
+		})
+		mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) { io.Copy(w, r.Body) })
+		mux.Handle("/files/", http.StripPrefix("/files/", http.FileServer(http.Dir(dir))))
+		ts := serveTLS(t, l, &Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, certFile, keyFile)
+		cl := tlsClient(t, pool, "h2", "http/1.1")
+		for range 3 {
+			resp, err := cl.Get(ts.url + "/who")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodyString(t, resp); got != "HTTP/1.1 http/1.1 true" || resp.Proto != "HTTP/1.1" {
+				t.Errorf("/who: %q over %s", got, resp.Proto)
+			}
+		}
+		body := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
+		resp, err := cl.Post(ts.url+"/echo", "application/octet-stream", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bodyString(t, resp); got != string(body) {
+			t.Errorf("/echo: %d bytes back, want %d", len(got), len(body))
+		}
+		for name, data := range files {
+			resp, err := cl.Get(ts.url + "/files/" + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodyString(t, resp); got != string(data) {
+				t.Errorf("file %s: %d bytes, want %d", name, len(got), len(data))
+			}
+		}
+		if n := ts.open.Load(); n != 1 {
+			t.Errorf("%d connections open, want the one kept", n)
+		}
+	})
+}
+
+// Bad handshakes: plain HTTP to the TLS port gets net/http's 400; a
+// ClientHello cut short is closed at ReadHeaderTimeout; a client that
+// does not trust the certificate, or finds it expired or for another
+// name, fails its handshake, and the server logs it, as net/http's.
+func TestServeTLSBadHandshakes(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	oldCert, oldKey, oldPool := tlsFiles(t, time.Now().Add(-time.Hour), "example.test")
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") })
+		ts := serveTLS(t, l, &Server{Handler: handler, ReadHeaderTimeout: 300 * time.Millisecond}, certFile, keyFile)
+
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if b, _ := io.ReadAll(rc); !strings.HasPrefix(string(b), "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.") {
+			t.Errorf("plain HTTP to the TLS port: %q", b)
+		}
+
+		rc = dialRaw(t, ts.addr)
+		rc.send(t, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03") // a ClientHello's first bytes
+		start := time.Now()
+		if b, err := io.ReadAll(rc); len(b) != 0 || err != nil {
+			t.Errorf("a ClientHello cut short: read %q, %v; want the end of the stream", b, err)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("a stalled handshake took %v to close", d)
+		}
+
+		for name, cl := range map[string]*http.Client{
+			"untrusted":  tlsClient(t, nil),
+			"other name": {Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "other.test"}}},
+		} {
+			if _, err := cl.Get(ts.url); err == nil {
+				t.Errorf("%s: the request succeeded", name)
+			}
+		}
+		ts.waitOpen(t, 0)
+		if !ts.log.contains("http: TLS handshake error from 127.0.0.1:") {
+			t.Errorf("the server did not log the failed handshakes:\n%s", ts.log)
+		}
+
+		expired := serveTLS(t, l, &Server{Handler: handler}, oldCert, oldKey)
+		_, err := tlsClient(t, oldPool).Get(expired.url)
+		var cerr *tls.CertificateVerificationError
+		if !errors.As(err, &cerr) || !strings.Contains(err.Error(), "expired") {
+			t.Errorf("an expired certificate: %v", err)
+		}
+	})
+}
+
+// ServeTLS without a certificate fails, and closes the listener.
+func TestServeTLSNoCertificate(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &Server{}
+		if err := srv.ServeTLS(l, ln, "", ""); err == nil {
+			t.Fatal("ServeTLS without a certificate: nil error")
+		}
+		if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Accept after: %v, want net.ErrClosed", err)
+		}
+	})
+}
