@@ -56,6 +56,22 @@ type conn struct {
 	keys      []string // sorting the header keys of a response
 }
 
+// read and write are the conn's: straight to the socket without TLS, not
+// through the transport interface, on the path of every request.
+func (c *conn) read(p []byte) (int, error) {
+	if c.tls == nil {
+		return c.raw.Read(p)
+	}
+	return c.tls.Read(p)
+}
+
+func (c *conn) write(p []byte) (int, error) {
+	if c.tls == nil {
+		return c.raw.Write(p)
+	}
+	return c.tls.Write(p)
+}
+
 // transport is what a conn reads and writes: a *socket.Conn, or a
 // *socket.TLSConn over one.
 type transport interface {
@@ -137,7 +153,7 @@ func (c *conn) awaitRequest() bool {
 		c.ls.putReader(c.br)
 		c.br = nil
 	}
-	n, _ := c.rwc.Read(c.ls.scratch[:])
+	n, _ := c.read(c.ls.scratch[:])
 	if n == 0 {
 		return false
 	}
@@ -378,7 +394,7 @@ func (cr *connReader) Read(p []byte) (int, error) {
 		n = copy(p, cr.pending)
 		cr.pending = cr.pending[n:]
 	} else {
-		n, err = cr.c.rwc.Read(p)
+		n, err = cr.c.read(p)
 	}
 	cr.remain -= int64(n)
 	if c := cr.c; c.capturing && n > 0 {
@@ -399,7 +415,7 @@ type connWriter struct {
 }
 
 func (cw *connWriter) Write(p []byte) (int, error) {
-	n, err := cw.c.rwc.Write(p)
+	n, err := cw.c.write(p)
 	cw.c.wrote(int64(n), err)
 	return n, err
 }
