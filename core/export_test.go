@@ -1,5 +1,7 @@
 package core
 
+import "time"
+
 // SetNesting switches the non-nesting drain rule off (true) or on, for the
 // tests that prove the rule matters.
 func SetNesting(l *Loop, on bool) { l.nesting = on }
@@ -7,3 +9,20 @@ func SetNesting(l *Loop, on bool) { l.nesting = on }
 // WithoutFileIDs makes a loop that does not fstat the fds it watches: for
 // the fake drivers of core's tests, whose fds are numbers that name no file.
 func WithoutFileIDs() Option { return func(l *Loop) { l.noFileIDs = true } }
+
+// SetDeadlineHook sets what SetDeadline runs just after it reads the
+// clock; the func returned puts it back.
+func SetDeadlineHook(f func()) func() {
+	testHookDeadline = f
+	return func() { testHookDeadline = nil }
+}
+
+// FDDeadline is the deadline p keeps for mode, and the one t should give,
+// both on the loop's clock.
+func FDDeadline(p *FD, mode Interest, t time.Time) (kept, want int64) {
+	d := &p.rd
+	if mode == Write {
+		d = &p.wr
+	}
+	return d.deadline.Load(), int64(t.Sub(p.l.epoch)) + 1
+}

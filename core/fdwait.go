@@ -231,6 +231,10 @@ func (d *fdDir) expired(l *Loop) bool {
 	return dl != 0 && l.clock() >= dl
 }
 
+// testHookDeadline, when set, runs in SetDeadline just after its clock
+// reading, as a preemption there would.
+var testHookDeadline func()
+
 // clock is the loop's monotonic clock for deadlines, never 0; safe from
 // any goroutine.
 func (l *Loop) clock() int64 { return int64(time.Since(l.epoch)) + 1 }
@@ -241,8 +245,14 @@ func (l *Loop) clock() int64 { return int64(time.Since(l.epoch)) + 1 }
 func (p *FD) SetDeadline(mode Interest, t time.Time) {
 	var v int64
 	if !t.IsZero() {
-		now := p.l.clock()
-		d := int64(time.Until(t))
+		// One reading of the clock for both: a goroutine preempted
+		// between two would set the deadline early by the time it lost.
+		at := time.Now()
+		if testHookDeadline != nil {
+			testHookDeadline()
+		}
+		now := int64(at.Sub(p.l.epoch)) + 1
+		d := int64(t.Sub(at))
 		switch {
 		case d > 0 && now > math.MaxInt64-d:
 			v = math.MaxInt64
