@@ -8,11 +8,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// EVENTLOOP_DEBUG_SLOW that is not a positive duration: New and
+// EVENTLOOP_DEBUG_SLOW that is not a duration of 0 or more: New and
 // NewWithDriver return an error naming the variable and the value (core.New
-// cannot, and ignores it).
+// cannot, and ignores it). 0 is off, as unset.
 func TestBadDebugSlowIsAnError(t *testing.T) {
-	for _, bad := range []string{"fast", "0", "-1s"} {
+	t.Setenv(eventloop.EnvDebugSlow, "0")
+	l, err := eventloop.New()
+	require.NoError(t, err, "0 is off")
+	l.Defer(func(eventloop.CallbackID) {})
+	require.NoError(t, l.Run())
+	assert.Empty(t, l.Metrics().Slowest.Kind, "0: the watchdog is off, callbacks are not timed")
+	require.NoError(t, l.Close())
+	for _, bad := range []string{"fast", "-1s"} {
 		t.Setenv(eventloop.EnvDebugSlow, bad)
 		_, err := eventloop.New()
 		require.Error(t, err, bad)
@@ -24,7 +31,7 @@ func TestBadDebugSlowIsAnError(t *testing.T) {
 		assert.Contains(t, err.Error(), eventloop.EnvDebugSlow)
 	}
 	t.Setenv(eventloop.EnvDebugSlow, "250ms")
-	l, err := eventloop.New()
+	l, err = eventloop.New()
 	require.NoError(t, err)
 	l.Defer(func(eventloop.CallbackID) {})
 	require.NoError(t, l.Run())

@@ -79,7 +79,7 @@ func pick() (name, why string) {
 // New returns a loop on the driver picked as the package doc says. Like
 // core.New it reads EVENTLOOP_DEBUG_TRACE and EVENTLOOP_DEBUG_SLOW; unlike
 // it, it returns an error naming EVENTLOOP_DEBUG_SLOW and its value when
-// that is not a positive duration.
+// that is not a duration of 0 (off) or more.
 func New(opts ...Option) (*Loop, error) {
 	if _, err := core.DebugSlowFromEnv(); err != nil {
 		return nil, err

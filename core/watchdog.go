@@ -35,23 +35,25 @@ import (
 
 // EnvDebugSlow is the environment variable that turns the watchdog on for
 // every loop core.New makes, with a threshold in time.ParseDuration's
-// syntax: EVENTLOOP_DEBUG_SLOW=100ms. Reports go to the standard library's
-// logger. core.New ignores a value it cannot use (New cannot fail);
+// syntax: EVENTLOOP_DEBUG_SLOW=100ms (0, like unset, is off). Reports go
+// to the standard library's logger. core.New ignores a value it cannot
+// use (New cannot fail);
 // eventloop.New and eventloop.NewWithDriver return an error naming it.
 // WithWatchdog overrides it.
 const EnvDebugSlow = "EVENTLOOP_DEBUG_SLOW"
 
 // DebugSlowFromEnv returns the threshold EVENTLOOP_DEBUG_SLOW sets: 0 with
-// a nil error when it is unset or empty, and an error naming the variable
-// and its value when that is not a positive duration.
+// a nil error when it is unset, empty or 0 (the watchdog off), and an
+// error naming the variable and its value when that is not a duration of
+// 0 or more.
 func DebugSlowFromEnv() (time.Duration, error) {
 	v := os.Getenv(EnvDebugSlow)
 	if v == "" {
 		return 0, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("eventloop: %s=%q: want a positive duration such as 100ms", EnvDebugSlow, v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("eventloop: %s=%q: want a positive duration such as 100ms, or 0 for off", EnvDebugSlow, v)
 	}
 	return d, nil
 }

@@ -168,7 +168,7 @@ func TestWatchdogThresholdMustBePositive(t *testing.T) {
 	}
 }
 
-// EVENTLOOP_DEBUG_SLOW: a positive duration turns the watchdog on; a bad
+// EVENTLOOP_DEBUG_SLOW: a positive duration turns the watchdog on, 0 is off; a bad
 // value is an error naming the variable and the value, which core.New
 // ignores (it cannot fail).
 func TestDebugSlowFromEnv(t *testing.T) {
@@ -180,7 +180,13 @@ func TestDebugSlowFromEnv(t *testing.T) {
 	d, err = core.DebugSlowFromEnv()
 	require.NoError(t, err)
 	assert.Equal(t, 150*time.Millisecond, d)
-	for _, bad := range []string{"soon", "0", "-5ms", "100"} {
+	for _, off := range []string{"0", "0s", "0ms"} { // off, as unset
+		t.Setenv(core.EnvDebugSlow, off)
+		d, err = core.DebugSlowFromEnv()
+		require.NoError(t, err, off)
+		assert.Zero(t, d, off)
+	}
+	for _, bad := range []string{"soon", "-5ms", "100"} {
 		t.Setenv(core.EnvDebugSlow, bad)
 		_, err := core.DebugSlowFromEnv()
 		require.Error(t, err, bad)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
@@ -100,21 +101,27 @@ func TestNetBenchTiny(t *testing.T) {
 // TestNetClientArgs: the client refuses what it cannot measure, and a
 // server pid that is its own (the client must be another process).
 func TestNetClientArgs(t *testing.T) {
-	for _, args := range [][]string{
-		nil,
-		{"-addr", "127.0.0.1:1", "-mode", "nope"},
-		{"-addr", "127.0.0.1:1", "-conns", "0"},
-		{"-addr", "127.0.0.1:1", "-window", "0s"},
-		{"-addr", "127.0.0.1:1", "-pid", "self"},
+	// A listener that accepts, so that a check left out would dial it and
+	// fail later with another error, or not at all.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "want -addr HOST:PORT"},
+		{[]string{"-addr", addr, "-mode", "nope"}, `unknown -mode "nope"`},
+		{[]string{"-addr", addr, "-conns", "0"}, "-conns 0: want 1 to 10000"},
+		{[]string{"-addr", addr, "-window", "0s"}, "want a positive window"},
+		{[]string{"-addr", addr, "-pid", strconv.Itoa(os.Getpid())}, "-pid is the client's own process"},
 	} {
-		for i, a := range args {
-			if a == "self" {
-				args[i] = strconv.Itoa(os.Getpid())
-			}
-		}
 		var out bytes.Buffer
-		if err := netClientCmd(args, &out); err == nil {
-			t.Errorf("%q: no error", args)
+		if err := netClientCmd(c.args, &out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error saying %q", c.args, err, c.want)
 		}
 	}
 }
