@@ -8,6 +8,7 @@ package kqueue
 import "C"
 
 import (
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -51,13 +52,20 @@ type kqueue struct {
 	peerID fileID
 }
 
+// openMu makes one kqueue at a time.
+var openMu sync.Mutex
+
 func openKqueue() (*kqueue, error) {
 	// libkqueue makes its pipe without O_CLOEXEC, and a child exec'd with
 	// its write end would keep the kqueue alive: no fork until both ends
 	// are close-on-exec.
 	syscall.ForkLock.RLock()
 	defer syscall.ForkLock.RUnlock()
+	// libkqueue's kqueue(3) is not safe from two threads at once: two
+	// loops made in parallel (parallel tests) hung in it, for good.
+	openMu.Lock()
 	fd, err := C.kqueue()
+	openMu.Unlock()
 	if fd < 0 {
 		return nil, errnoOr(err)
 	}
