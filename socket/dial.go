@@ -123,7 +123,7 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			continue
 		case errInProgress, errAlready:
 		default:
-			return wrapSyscall("connect", err)
+			return wrapSyscall(connectOp, err)
 		}
 		break
 	}
@@ -183,20 +183,20 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			// the driver passed the error on; else a spurious wake, or an
 			// error read and lost, which connect(2) again tells apart.
 			if e := fd.pd.Errno(); e != 0 {
-				return sysError("connect", e)
+				return sysError(connectOp, e)
 			}
 			if reconnects++; reconnects > 3 {
-				return sysError("connect", errConnAborted)
+				return sysError(connectOp, errConnAborted)
 			}
 			switch err := sysConnect(fd.sysfd, sa); err {
 			case nil, errIsConn:
 				return nil
 			case errInProgress, errAlready, errIntr:
 			default:
-				return wrapSyscall("connect", err)
+				return wrapSyscall(connectOp, err)
 			}
 		default:
-			return sysError("connect", e)
+			return sysError(connectOp, e)
 		}
 	}
 }

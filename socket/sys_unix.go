@@ -149,3 +149,6 @@ func sysPeek(s int) (int, error) {
 }
 
 func peekAgain(err error) bool { return err == unix.EAGAIN || err == unix.EINTR }
+
+// connectOp names connect(2) in errors, as net's do here.
+const connectOp = "connect"

@@ -307,3 +307,8 @@ func sysPeek(s int) (int, error) {
 }
 
 func peekAgain(err error) bool { return err == windows.WSAEWOULDBLOCK || err == windows.WSAEINTR }
+
+// connectOp names the connect in errors as net's do on Windows, where
+// it connects with ConnectEx ("connectex: ..."), so that an error reads
+// the same from both.
+const connectOp = "connectex"

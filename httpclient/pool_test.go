@@ -1,0 +1,179 @@
+package httpclient_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/httpclient"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// countedServer is an httptest server of upstream() that counts the
+// connections it accepts.
+func countedServer(t *testing.T) (*httptest.Server, *connCounter) {
+	var cc connCounter
+	ts := httptest.NewUnstartedServer(upstream())
+	ts.Config.ConnState = cc.hook
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts, &cc
+}
+
+// getBody makes a GET and reads the body to its end (or, with n >= 0,
+// reads n bytes and closes).
+func getBody(t testing.TB, client *http.Client, url string, n int) string {
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return ""
+	}
+	defer resp.Body.Close()
+	var b []byte
+	if n < 0 {
+		b, err = io.ReadAll(resp.Body)
+	} else {
+		b = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, b)
+	}
+	if err != nil {
+		t.Errorf("GET %s: body: %v", url, err)
+	}
+	return string(b)
+}
+
+// TestKeepAlive: a body read to its end gives its connection back, one
+// closed early, a Connection: close either way or DisableKeepAlives do
+// not; MaxIdleConnsPerHost bounds what is kept.
+func TestKeepAlive(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		plain := func() *httpclient.Transport { return &httpclient.Transport{} }
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				cases := []struct {
+					name  string
+					tr    func() *httpclient.Transport
+					url   string
+					n     int // bytes read before Close; -1: all
+					conns int // for 5 requests
+				}{
+					{"read to the end", plain, "/hello", -1, 1},
+					{"big body read to the end", plain, "/big", -1, 1},
+					{"chunked read to the end", plain, "/stream", -1, 1},
+					{"closed early", plain, "/big", 10, 5},
+					{"no body", plain, "/nocontent", -1, 1},
+					{"server says close", plain, "/close", -1, 5},
+					{"DisableKeepAlives", func() *httpclient.Transport { return &httpclient.Transport{DisableKeepAlives: true} }, "/hello", -1, 5},
+				}
+				for _, tc := range cases {
+					ts, cc := countedServer(t)
+					tr := tc.tr()
+					tr.Loop = l
+					client := &http.Client{Transport: tr}
+					c.run(t, l, func() {
+						for range 5 {
+							getBody(t, client, ts.URL+tc.url, tc.n)
+						}
+					})
+					tr.CloseIdleConnections()
+					assert.Equal(t, tc.conns, cc.count(), tc.name)
+				}
+			})
+		}
+	})
+}
+
+// TestPoolBounds: MaxIdleConnsPerHost keeps that many of a burst, and
+// MaxConnsPerHost holds the requests over it until a connection is free,
+// fibers and goroutines alike.
+func TestPoolBounds(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		const burst = 8
+		var inFlight, most atomic.Int32
+		var gate atomic.Pointer[chan struct{}]
+		var arrived sync.WaitGroup
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n := inFlight.Add(1)
+			for {
+				m := most.Load()
+				if n <= m || most.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			arrived.Done()
+			<-*gate.Load()
+			inFlight.Add(-1)
+			io.WriteString(w, "ok")
+		}))
+		defer ts.Close()
+		for _, limit := range []int{0, 2} {
+			most.Store(0)
+			release := make(chan struct{})
+			gate.Store(&release)
+			tr := &httpclient.Transport{Loop: l, MaxIdleConnsPerHost: 3, MaxConnsPerHost: limit}
+			client := &http.Client{Transport: tr}
+			first := burst
+			if limit > 0 {
+				first = limit
+			}
+			arrived.Add(first)
+			var done sync.WaitGroup
+			for i := range burst {
+				done.Add(1)
+				go func() {
+					defer done.Done()
+					call := func() { assert.Equal(t, "ok", getBody(t, client, ts.URL, -1)) }
+					if i%2 == 0 {
+						onFiber(t, l, call)
+					} else {
+						call()
+					}
+				}()
+			}
+			arrived.Wait() // every request under the limit is at the server
+			arrived.Add(burst - first)
+			close(release)
+			done.Wait()
+			want := int32(burst)
+			if limit > 0 {
+				want = int32(limit)
+			}
+			assert.Equal(t, want, most.Load(), "most requests at the server at once, MaxConnsPerHost %d", limit)
+			idle := tr.IdleConns()
+			assert.Equal(t, min(3, int(want)), idle, "connections kept, MaxConnsPerHost %d", limit)
+			tr.CloseIdleConnections()
+		}
+	})
+}
+
+// TestServerClosedIdle: a connection the server closed while it was idle
+// is not used again: a POST, which cannot be retried, goes on a new one.
+func TestServerClosedIdle(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				ts, cc := countedServer(t)
+				tr := &httpclient.Transport{Loop: l}
+				defer tr.CloseIdleConnections()
+				client := &http.Client{Transport: tr}
+				c.run(t, l, func() { getBody(t, client, ts.URL+"/hello", -1) })
+				ts.CloseClientConnections()
+				c.run(t, l, func() {
+					resp, err := client.Post(ts.URL+"/echo", "text/plain", strings.NewReader("once"))
+					require.NoError(t, err)
+					b, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					require.NoError(t, err)
+					assert.Contains(t, string(b), "4 bytes")
+				})
+				assert.Equal(t, 2, cc.count())
+			})
+		}
+	})
+}

@@ -1,0 +1,64 @@
+package httpclient_test
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/httpclient"
+	"github.com/stretchr/testify/assert"
+)
+
+// TestTLS: https over socket.TLSClient, answered as net/http's Transport
+// is, one connection for many requests; a server certificate the client
+// does not trust fails with net/http's error.
+func TestTLS(t *testing.T) {
+	var cc connCounter
+	ts := httptest.NewUnstartedServer(upstream())
+	ts.Config.ConnState = cc.hook
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted client's handshake errors
+	ts.StartTLS()
+	defer ts.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	trusted := &tls.Config{RootCAs: pool}
+	names := []string{"GET", "big", "chunked", "trailer", "gzip", "POST chunked", "HEAD", "redirect"}
+	std := &http.Transport{TLSClientConfig: trusted}
+	defer std.CloseIdleConnections()
+	want := map[string]outcome{}
+	for _, rq := range requests {
+		want[rq.name] = do(&http.Client{Transport: std}, rq.make(ts.URL))
+	}
+	untrusted := describe(func() error { _, err := (&http.Client{}).Get(ts.URL); return err }())
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				before := cc.count()
+				tr := &httpclient.Transport{Loop: l, TLSClientConfig: trusted}
+				defer tr.CloseIdleConnections()
+				client := &http.Client{Transport: tr}
+				for _, rq := range requests {
+					if !slices.Contains(names, rq.name) {
+						continue
+					}
+					var got outcome
+					c.run(t, l, func() { got = do(client, rq.make(ts.URL)) })
+					assert.Equal(t, want[rq.name], got, rq.name)
+				}
+				assert.Equal(t, 1, cc.count()-before, "connections for %d requests", len(names))
+
+				bare := &http.Client{Transport: &httpclient.Transport{Loop: l}}
+				var err error
+				c.run(t, l, func() { _, err = bare.Get(ts.URL) })
+				assert.Equal(t, untrusted, describe(err))
+			})
+		}
+	})
+	assert.Contains(t, untrusted, "certificate")
+}
