@@ -2,12 +2,14 @@ package httpclient_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpclient"
@@ -173,6 +175,46 @@ func TestServerClosedIdle(t *testing.T) {
 					assert.Contains(t, string(b), "4 bytes")
 				})
 				assert.Equal(t, 2, cc.count())
+			})
+		}
+	})
+}
+
+// TestIdleBounds: IdleConnTimeout closes a connection left idle that
+// long (the server sees it go), and MaxIdleConns keeps that many across
+// hosts, closing the one idle the longest.
+func TestIdleBounds(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				closed := make(chan struct{}, 4)
+				ts := httptest.NewUnstartedServer(upstream())
+				ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+					if s == http.StateClosed {
+						closed <- struct{}{}
+					}
+				}
+				ts.Start()
+				defer ts.Close()
+				tr := &httpclient.Transport{Loop: l, IdleConnTimeout: 20 * time.Millisecond}
+				client := &http.Client{Transport: tr}
+				c.run(t, l, func() { getBody(t, client, ts.URL+"/hello", -1) })
+				<-closed // by the timeout: nothing else closes it
+				assert.Zero(t, tr.IdleConns())
+
+				a, b := httptest.NewServer(upstream()), httptest.NewServer(upstream())
+				defer a.Close()
+				defer b.Close()
+				tr = &httpclient.Transport{Loop: l, MaxIdleConns: 2}
+				defer tr.CloseIdleConnections()
+				client = &http.Client{Transport: tr}
+				c.run(t, l, func() {
+					getBody(t, client, ts.URL+"/hello", -1)
+					getBody(t, client, a.URL+"/hello", -1)
+					getBody(t, client, b.URL+"/hello", -1)
+				})
+				<-closed // the first, idle the longest
+				assert.Equal(t, 2, tr.IdleConns())
 			})
 		}
 	})
