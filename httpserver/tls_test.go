@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,60 @@ func TestServeTLSBadHandshakes(t *testing.T) {
 		if !errors.As(err, &cerr) || !strings.Contains(err.Error(), "expired") {
 			t.Errorf("an expired certificate: %v", err)
 		}
+	})
+}
+
+// Thousands of clients that open a connection and never finish the
+// handshake (half a ClientHello, or nothing) cost the loop nothing but
+// their fibers: a real client is answered meanwhile, and each stalled one
+// is closed at ReadHeaderTimeout, as net/http's.
+func TestServeTLSStalledHandshakes(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	n := 5000
+	if runtime.GOOS == "windows" {
+		n = 500 // under Wine 5000 dials alone take 9 s, past ReadHeaderTimeout
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serveTLS(t, l, &Server{Handler: hello, ReadHeaderTimeout: time.Second}, certFile, keyFile)
+		stalled := make([]net.Conn, 0, n)
+		defer func() {
+			for _, c := range stalled {
+				c.Close()
+			}
+		}()
+		t0 := time.Now()
+		for i := range n {
+			c, err := net.Dial("tcp", ts.addr)
+			if err != nil {
+				t.Fatalf("dial %d: %v", i, err)
+			}
+			stalled = append(stalled, c)
+			if i%2 == 0 {
+				if _, err := c.Write([]byte("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		t.Logf("dialed %d in %v", n, time.Since(t0))
+		cl := tlsClient(t, pool)
+		resp, err := cl.Get(ts.url)
+		if err != nil {
+			t.Fatalf("a client among %d stalled handshakes: %v", n, err)
+		}
+		if got := bodyString(t, resp); got != "Hello, World!" {
+			t.Errorf("a client among %d stalled handshakes got %q", n, got)
+		}
+		cl.CloseIdleConnections()
+		t.Logf("answered at %v", time.Since(t0))
+		for i, c := range stalled {
+			c.SetReadDeadline(time.Now().Add(time.Minute)) // a hang guard only
+			if b, err := io.ReadAll(c); len(b) != 0 || err != nil {
+				t.Fatalf("stalled handshake %d: read %q, %v; want the end of the stream", i, b, err)
+			}
+		}
+		t.Logf("all closed at %v", time.Since(t0))
+		ts.waitOpen(t, 0)
 	})
 }
 
