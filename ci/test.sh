@@ -190,16 +190,44 @@ if have_libkqueue; then
 else
 	cell "httpserver driver=kqueue: libkqueue missing" false
 fi
-# Packages socket and httpserver on windows/amd64 under Wine with -race
-# (have_wine and on_wine above; the Windows block below reports what is
-# missing): every case on every Windows driver, each named so that none
-# can vanish.
+# Package httpclient likewise: its differential suite against net/http's
+# Transport, from fibers and goroutines, on every driver; kqueue alone in
+# a second cell (under Wine it runs with every other package).
+cell "httpclient -race (every driver)" passes 'TestDifferential/epoll' passes 'TestDifferential/netpoll' \
+	passes 'TestDifferential/stream' go test -race -count=1 -v ./httpclient/
+if have_libkqueue; then
+	cell "httpclient -race driver=kqueue (libkqueue)" passes 'TestDifferential/kqueue' \
+		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./httpclient/
+else
+	cell "httpclient driver=kqueue: libkqueue missing" false
+fi
+# The interop module (a go.mod of its own, so that the WebSocket libraries
+# stay out of the library's): gorilla/websocket and coder/websocket on
+# httpserver against their own clients, and the traps of fibers, every case
+# on every driver of the build, each driver named so that none can vanish;
+# kqueue alone in a second cell. The root's ./... leaves the nested module
+# out, so it has a vet of its own; gofmt's "." takes it in.
+cell "vet interop module" go -C interop vet ./...
+cell "interop -race (every driver)" passes 'TestEcho/epoll' passes 'TestEcho/netpoll' passes 'TestEcho/stream' \
+	go -C interop test -race -count=1 -v ./...
+if have_libkqueue; then
+	cell "interop -race driver=kqueue (libkqueue)" passes 'TestEcho/kqueue' \
+		env EVENTLOOP_DRIVER=kqueue go -C interop test -race -count=1 -v -tags eventloop_libkqueue ./...
+else
+	cell "interop driver=kqueue: libkqueue missing" false
+fi
+# Packages socket and httpserver, and the interop module, on windows/amd64
+# under Wine with -race (have_wine and on_wine above; the Windows block
+# below reports what is missing): every case on every Windows driver, each
+# named so that none can vanish.
 if have_wine; then
 	start_wineserver
 	cell "wine: socket -race (every driver)" passes 'TestNetConn/afd' passes 'TestNetConn/stream' \
 		on_wine go test -race -count=1 -v -exec "$wine" ./socket/
 	cell "wine: httpserver -race (every driver)" passes 'TestWatchSeesClientGo/afd' \
 		passes 'TestWatchSeesClientGo/stream' on_wine go test -race -count=1 -v -exec "$wine" ./httpserver/
+	cell "wine: interop -race (every driver)" passes 'TestEcho/afd' passes 'TestEcho/stream' \
+		on_wine go -C interop test -race -count=1 -v -exec "$wine" ./...
 fi
 # A short fuzz of the loop against its reference model (a count, not a
 # time: a time limit can end in a spurious "context deadline exceeded" from
