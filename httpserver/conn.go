@@ -49,6 +49,11 @@ type conn struct {
 	gone        func()           // c.clientGone, made once
 	watchWanted bool             // start it once the request body is read
 
+	// Over TLS the watch is a fiber reading one byte (context.go).
+	tlsWatch tlsWatch
+	stash    byte // the byte it read, the next request's first
+	stashed  bool
+
 	// The request's header as it came, for the one check that
 	// http.ReadRequest leaves no trace of (Content-Length beside chunked).
 	capture   []byte
@@ -61,6 +66,10 @@ type conn struct {
 func (c *conn) read(p []byte) (int, error) {
 	if c.tls == nil {
 		return c.raw.Read(p)
+	}
+	if c.stashed && len(p) > 0 {
+		p[0], c.stashed = c.stash, false
+		return 1, nil
 	}
 	return c.tls.Read(p)
 }

@@ -2,8 +2,11 @@ package httpserver
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -137,16 +140,18 @@ func (c *conn) wantWatch(x *reqCtx) {
 // watching there too).
 func (c *conn) beginWatch(x *reqCtx) {
 	rs := c.cur
-	// Over TLS the socket's bytes are records, which a peek cannot tell
-	// from the next request's: no watch (a failed write still cancels).
-	if rs == nil || &rs.ctx != x || c.hijacked || c.tls != nil || c.watch.Watching() || x.isCanceled() {
+	if rs == nil || &rs.ctx != x || c.hijacked || c.watch.Watching() || c.tlsWatch.running || x.isCanceled() {
 		return
 	}
 	if c.res.body != nil && !rs.body.sawEOF {
 		c.watchWanted = true
 		return
 	}
-	if c.br != nil && c.br.Buffered() > 0 {
+	if c.br != nil && c.br.Buffered() > 0 || c.stashed {
+		return
+	}
+	if c.tls != nil {
+		c.beginTLSWatch()
 		return
 	}
 	// Bytes, or a failed start (the conn closed meanwhile), leave nothing
@@ -174,4 +179,66 @@ func (c *conn) bodyDone() {
 	}
 }
 
-func (c *conn) stopWatch() { c.watch.Stop() }
+// tlsWatch is the client-gone watch over TLS. The socket's bytes there are
+// records, and a peek cannot tell a client's close_notify from a
+// pipelined request: a fiber reads one byte through TLS instead, as
+// net/http's background read does. The end of the stream or an error
+// cancels the request; a byte is kept for the next request's read.
+type tlsWatch struct {
+	running bool
+	aborted bool             // stopWatch ended the read with a deadline
+	waiter  *core.Suspension // stopWatch's, resumed when the fiber ends
+}
+
+func (c *conn) beginTLSWatch() {
+	w := &c.tlsWatch
+	w.running = true
+	c.ls.l.Defer(func(core.CallbackID) {
+		var b [1]byte
+		n, err := c.tls.Read(b[:])
+		w.running = false
+		if testHookTLSWatch != nil {
+			testHookTLSWatch(n, err)
+		}
+		switch {
+		case n > 0:
+			c.stash, c.stashed = b[0], true
+		case w.aborted || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed):
+			// Stopped, the read deadline of the request, or the server's
+			// own close: the client has not gone.
+		default:
+			c.clientGone()
+		}
+		// Once Close has begun it unwinds stopWatch's fiber itself.
+		if s := w.waiter; s != nil && !c.ls.l.IsClosed() {
+			w.waiter = nil
+			s.Resume(nil)
+		}
+	})
+}
+
+// stopWatch stops the watch; over TLS it ends the watching fiber's read
+// and waits for the fiber, so that the next read of the conn is the
+// only one and finds the byte it may have kept.
+func (c *conn) stopWatch() {
+	c.watch.Stop()
+	w := &c.tlsWatch
+	if !w.running {
+		return
+	}
+	w.aborted = true
+	c.raw.SetReadDeadline(aLongTimeAgo)
+	s := c.ls.l.Suspension()
+	w.waiter = s
+	if _, err := s.Suspend(); err != nil {
+		w.waiter = nil // the loop is closing: the conn goes with it
+	}
+	w.aborted = false
+	c.raw.SetReadDeadline(c.rd)
+}
+
+// testHookTLSWatch, if set, sees what the TLS watch read.
+var testHookTLSWatch func(n int, err error)
+
+// aLongTimeAgo is a deadline that has passed: it ends a waiting read.
+var aLongTimeAgo = time.Unix(1, 0)
