@@ -22,8 +22,8 @@
 // headers, body). No case leaves a goroutine behind, nor (on Unix) a
 // descriptor. Example_chat is a broadcast chat on one loop. One difference
 // from net/http: a reset that comes while the server's read waits reads as
-// the end of the stream on kqueue over libkqueue and under Wine
-// (TestPeerGoes says why).
+// the end of the stream on the stream driver under Wine (TestPeerGoes says
+// why).
 //
 // # Rules for WebSocket conns on fibers
 //

@@ -49,6 +49,7 @@ func (fd *netFD) read(p []byte) (int, error) {
 		fd.unlock(core.Read)
 		return 0, os.ErrDeadlineExceeded
 	}
+	waited := false
 	for {
 		n, errno := 0, errAgain
 		if !skip {
@@ -61,6 +62,12 @@ func (fd *netFD) read(p []byte) (int, error) {
 			fd.drained = n < len(p) && !fd.dgram()
 			fd.unlock(core.Read)
 			if n == 0 && !fd.dgram() {
+				// Where the poller took the socket's pending error to
+				// report it (libkqueue), a reset that woke this read
+				// reads as the end of the stream: the driver has it.
+				if e := fd.pd.Errno(); waited && e != 0 {
+					return 0, sysError(callRead, e)
+				}
 				return 0, io.EOF
 			}
 			return n, nil
@@ -68,6 +75,7 @@ func (fd *netFD) read(p []byte) (int, error) {
 			continue
 		case errAgain:
 			if err = fd.pd.Wait(core.Read); err == nil {
+				waited = true
 				continue
 			}
 			err = fd.ioErr(err)

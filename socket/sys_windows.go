@@ -83,10 +83,12 @@ const (
 // WSAEMSGSIZE.
 const emptyReadFromReturns = true
 
-// The names of the calls that read and write a stream, in errors.
+// The names of the calls that read and write a stream, in errors: net's
+// on Windows (its overlapped WSARecv and WSASend), so that an error reads
+// the same from both, as connectOp.
 const (
-	callRead  = "recv"
-	callWrite = "send"
+	callRead  = "wsarecv"
+	callWrite = "wsasend"
 )
 
 // The calls golang.org/x/sys/windows lacks, or makes in a way that

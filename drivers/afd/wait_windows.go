@@ -5,6 +5,7 @@ package afd
 import (
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
@@ -200,7 +201,13 @@ func (d *Driver) complete(id int32, status windows.NTStatus) (driver.Event, bool
 	}
 	if ready := readiness(got, s.in); ready != 0 {
 		d.enqueue(id) // level-triggered: armed again by the next Wait
-		return driver.Event{Token: s.tok, Ready: ready}, true
+		ev := driver.Event{Token: s.tok, Ready: ready}
+		if got&pollAbort != 0 {
+			// The reset itself: a recv after it may find only the end of
+			// the stream (under Wine it does), and the error is here.
+			ev.Errno = wsaeConnReset
+		}
+		return ev, true
 	}
 	// Cancelled, or events no longer asked for (a Modify raced them):
 	// armed anew in this Wait.
@@ -242,6 +249,9 @@ func readiness(ev uint32, in driver.Interest) driver.Interest {
 	}
 	return ready & in
 }
+
+// wsaeConnReset is Winsock's ECONNRESET.
+const wsaeConnReset = syscall.Errno(10054)
 
 // closeDrainFor bounds how long Close waits for the completions of the
 // polls its closing of the AFD handles cancelled; they come at once.
