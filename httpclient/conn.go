@@ -23,7 +23,7 @@ import (
 // time, from RoundTrip until its response body is done.
 type persistConn struct {
 	t    *Transport
-	key  string
+	key  connKey
 	raw  *socket.Conn
 	conn net.Conn // raw, or a *socket.TLSConn over it
 	br   *bufio.Reader
@@ -45,8 +45,8 @@ type persistConn struct {
 
 // dial connects to addr (with TLS for https) and counts nothing: the
 // caller holds the slot.
-func (t *Transport) dial(ctx context.Context, req *http.Request, key, addr string) (*persistConn, error) {
-	raw, err := socket.DialContext(ctx, t.Loop, "tcp", addr)
+func (t *Transport) dial(ctx context.Context, req *http.Request, key connKey) (*persistConn, error) {
+	raw, err := socket.DialContext(ctx, t.Loop, "tcp", key.addr)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +162,13 @@ func (pc *persistConn) roundTrip(ctx context.Context, req *http.Request) (*http.
 		return nil, err
 	}
 
-	out, askedGzip := t.outgoing(req)
-	werr := out.Write(pc.bw)
+	extra, askedGzip, closing := t.extraHeader(req)
+	var werr error
+	if extra == "" {
+		werr = req.Write(pc.bw)
+	} else {
+		werr = req.Write(&headerAdder{w: pc.bw, extra: extra})
+	}
 	if werr == nil {
 		werr = pc.bw.Flush()
 	}
@@ -228,7 +233,7 @@ func (pc *persistConn) roundTrip(ctx context.Context, req *http.Request) (*http.
 		resp.Body = &upgraded{pc: pc}
 		return resp, nil
 	}
-	keep := werr == nil && !resp.Close && !out.Close && !t.DisableKeepAlives
+	keep := werr == nil && !resp.Close && !req.Close && !closing
 	if resp.Body == http.NoBody {
 		pc.done(stop, keep)
 		return resp, nil
@@ -245,25 +250,73 @@ func (pc *persistConn) roundTrip(ctx context.Context, req *http.Request) (*http.
 	return resp, nil
 }
 
-// outgoing is req as it goes out: with Accept-Encoding: gzip when the
-// Transport asks for compression, and Connection: close without
-// keep-alives. req itself is left as it is.
-func (t *Transport) outgoing(req *http.Request) (out *http.Request, gzip bool) {
+// extraHeader is what the Transport adds to req's header, as net/http's:
+// Accept-Encoding: gzip when it asks for compression, Connection: close
+// without keep-alives; req itself is left as it is.
+func (t *Transport) extraHeader(req *http.Request) (extra string, gzip, closing bool) {
 	gzip = !t.DisableCompression && req.Method != http.MethodHead &&
 		req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == ""
-	closing := t.DisableKeepAlives && !req.Close
-	if !gzip && !closing {
-		return req, false
+	closing = t.DisableKeepAlives && !req.Close
+	switch {
+	case gzip && closing:
+		extra = "Accept-Encoding: gzip\r\nConnection: close\r\n"
+	case gzip:
+		extra = "Accept-Encoding: gzip\r\n"
+	case closing:
+		extra = "Connection: close\r\n"
 	}
-	r := *req
-	if gzip {
-		r.Header = req.Header.Clone()
-		r.Header["Accept-Encoding"] = []string{"gzip"}
+	return extra, gzip, closing
+}
+
+// headerAdder is what Request.Write writes to when the Transport adds
+// header lines: it passes everything to w and puts the lines in after
+// the Host line, the request's second (no field value holds a line
+// feed: check refuses them). Without a copy of the request and its
+// header, which RoundTrip may not change. It is an io.ByteWriter,
+// io.StringWriter and io.ReaderFrom so that Request.Write and the body's
+// copy write straight into w, as into a *bufio.Writer.
+type headerAdder struct {
+	w     *bufio.Writer
+	extra string
+	lines int // line feeds passed, up to 2
+}
+
+func (h *headerAdder) Write(p []byte) (int, error) {
+	if h.lines < 2 {
+		for i, c := range p {
+			if c == '\n' {
+				if h.lines++; h.lines == 2 {
+					n, _ := h.w.Write(p[:i+1])
+					h.w.WriteString(h.extra)
+					m, err := h.w.Write(p[i+1:])
+					return n + m, err
+				}
+			}
+		}
 	}
-	if closing {
-		r.Close = true
+	return h.w.Write(p)
+}
+
+func (h *headerAdder) WriteString(s string) (int, error) {
+	if h.lines < 2 {
+		return h.Write([]byte(s))
 	}
-	return &r, gzip
+	return h.w.WriteString(s)
+}
+
+func (h *headerAdder) WriteByte(c byte) error {
+	if h.lines < 2 {
+		_, err := h.Write([]byte{c})
+		return err
+	}
+	return h.w.WriteByte(c)
+}
+
+func (h *headerAdder) ReadFrom(r io.Reader) (int64, error) {
+	if h.lines < 2 {
+		return io.Copy(struct{ io.Writer }{h}, r)
+	}
+	return h.w.ReadFrom(r)
 }
 
 // done ends a request on pc: back to the pool if keep and the context

@@ -37,7 +37,7 @@ func (w *waiter) wake() {
 
 // getConn returns an idle connection to key that is still open, or a new
 // one, waiting for one under MaxConnsPerHost.
-func (t *Transport) getConn(ctx context.Context, req *http.Request, key, addr string) (*persistConn, error) {
+func (t *Transport) getConn(ctx context.Context, req *http.Request, key connKey) (*persistConn, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -60,7 +60,7 @@ func (t *Transport) getConn(ctx context.Context, req *http.Request, key, addr st
 				w.ch = make(chan struct{})
 			}
 			if t.waiting == nil {
-				t.waiting = make(map[string][]*waiter)
+				t.waiting = make(map[connKey][]*waiter)
 			}
 			t.waiting[key] = append(t.waiting[key], w)
 			t.mu.Unlock()
@@ -79,12 +79,12 @@ func (t *Transport) getConn(ctx context.Context, req *http.Request, key, addr st
 			// A slot, counted for us.
 		} else {
 			if t.conns == nil {
-				t.conns = make(map[string]int)
+				t.conns = make(map[connKey]int)
 			}
 			t.conns[key]++
 			t.mu.Unlock()
 		}
-		pc, err := t.dial(ctx, req, key, addr)
+		pc, err := t.dial(ctx, req, key)
 		if err != nil {
 			t.release(key)
 			return nil, err
@@ -94,7 +94,7 @@ func (t *Transport) getConn(ctx context.Context, req *http.Request, key, addr st
 }
 
 // wait waits for w's wake; the context's end wakes it too.
-func (t *Transport) wait(ctx context.Context, key string, w *waiter) (*persistConn, error) {
+func (t *Transport) wait(ctx context.Context, key connKey, w *waiter) (*persistConn, error) {
 	stop := context.AfterFunc(ctx, func() {
 		t.mu.Lock()
 		if !t.removeWaiter(key, w) {
@@ -131,7 +131,7 @@ func (t *Transport) wait(ctx context.Context, key string, w *waiter) (*persistCo
 }
 
 // removeWaiter takes w off key's list; false if it is no longer there.
-func (t *Transport) removeWaiter(key string, w *waiter) bool {
+func (t *Transport) removeWaiter(key connKey, w *waiter) bool {
 	list := t.waiting[key]
 	for i, x := range list {
 		if x == w {
@@ -145,7 +145,7 @@ func (t *Transport) removeWaiter(key string, w *waiter) bool {
 }
 
 // nextWaiter takes the first waiter of key off its list, if any.
-func (t *Transport) nextWaiter(key string) *waiter {
+func (t *Transport) nextWaiter(key connKey) *waiter {
 	list := t.waiting[key]
 	if len(list) == 0 {
 		return nil
@@ -159,7 +159,7 @@ func (t *Transport) nextWaiter(key string) *waiter {
 
 // release gives up a connection's slot of key: to a waiter, who dials,
 // or back to the count.
-func (t *Transport) release(key string) {
+func (t *Transport) release(key connKey) {
 	t.mu.Lock()
 	if w := t.nextWaiter(key); w != nil {
 		t.mu.Unlock()
@@ -174,7 +174,7 @@ func (t *Transport) release(key string) {
 }
 
 // takeIdle takes key's most recently used idle connection; t.mu held.
-func (t *Transport) takeIdle(key string) *persistConn {
+func (t *Transport) takeIdle(key connKey) *persistConn {
 	list := t.idle[key]
 	if len(list) == 0 {
 		return nil
@@ -217,7 +217,7 @@ func (t *Transport) putIdle(pc *persistConn) {
 		evict = t.takeOldestIdle()
 	}
 	if t.idle == nil {
-		t.idle = make(map[string][]*persistConn)
+		t.idle = make(map[connKey][]*persistConn)
 	}
 	t.idle[key] = append(t.idle[key], pc)
 	t.nidle++

@@ -61,10 +61,10 @@ type Transport struct {
 	MaxResponseHeaderBytes int64
 
 	mu      sync.Mutex
-	idle    map[string][]*persistConn // per key, oldest first
+	idle    map[connKey][]*persistConn // per key, oldest first
 	nidle   int
-	conns   map[string]int // per key: dialing, active and idle
-	waiting map[string][]*waiter
+	conns   map[connKey]int // per key: dialing, active and idle
+	waiting map[connKey][]*waiter
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -77,9 +77,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
-	key, addr := connKey(req.URL)
+	key := keyOf(req.URL)
 	for tries := 0; ; tries++ {
-		pc, err := t.getConn(ctx, req, key, addr)
+		pc, err := t.getConn(ctx, req, key)
 		if err != nil {
 			closeBody(req)
 			return nil, err
@@ -159,18 +159,22 @@ func (t *Transport) check(req *http.Request) error {
 	return nil
 }
 
-// connKey is the pool's key for u (scheme and host:port) and the address
-// to dial.
-func connKey(u *url.URL) (key, addr string) {
+// connKey is the pool's key: the scheme, and the address to dial.
+type connKey struct{ scheme, addr string }
+
+// keyOf is u's key; the URL's host is the address when it has a port.
+func keyOf(u *url.URL) connKey {
 	port := u.Port()
+	if port != "" && !strings.Contains(u.Host, "%") {
+		return connKey{u.Scheme, u.Host}
+	}
 	if port == "" {
 		port = "80"
 		if u.Scheme == "https" {
 			port = "443"
 		}
 	}
-	addr = net.JoinHostPort(u.Hostname(), port)
-	return u.Scheme + "://" + addr, addr
+	return connKey{u.Scheme, net.JoinHostPort(u.Hostname(), port)}
 }
 
 // retryable says whether req may be sent again after err on a reused
