@@ -11,9 +11,11 @@ import (
 // adjacent pairs.
 const cacheLine = 128
 
-// Loop is a single-threaded event loop. All methods but Post must be called
-// from the goroutine that runs the loop (or, before Run, from the one that
-// will): a callback, a microtask, a fiber, or main between runs.
+// Loop is a single-threaded event loop. Its methods must be called from the
+// goroutine that runs the loop (or, before Run, from the one that will): a
+// callback, a microtask, a fiber, or main between runs; except Post, Stop,
+// Metrics, Done, IsClosed, InFiber and RunUntil, which are safe from any
+// goroutine (the package doc's Threading).
 type Loop struct {
 	driver Driver
 

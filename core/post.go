@@ -1,7 +1,10 @@
 package core
 
-// Post runs fn on the loop, in a callback fiber, in the next tick. It is the
-// only method that is safe from any goroutine. A posted fn keeps Run from
+// Post runs fn on the loop, in a callback fiber, in the next tick. It is safe
+// from any goroutine (as are Stop, Metrics, Done, IsClosed, InFiber and
+// RunUntil: the package doc's Threading), and is how another goroutine hands
+// the loop work: every other method of the loop is then called from fn.
+// A posted fn keeps Run from
 // returning until it has run; posting wakes a blocked loop; a post made
 // before Run runs in that Run, and one accepted before Close runs before
 // Close returns. Posts from one goroutine run in the order they were made.

@@ -8,7 +8,7 @@
 //
 // Without -serve it also plays the clients: one in a fiber of the same
 // loop (package socket), one on a goroutine of its own (package net).
-// Package socket needs a unix system; elsewhere Listen says so.
+// Package socket serves on Unix and Windows; elsewhere Listen says so.
 package main
 
 import (

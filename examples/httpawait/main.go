@@ -9,7 +9,7 @@
 //
 // Without -serve it also plays the clients: one asks /slow, and while it
 // waits five others ask / and are answered; then the server shuts down.
-// Package socket needs a unix system; elsewhere Listen says so.
+// Package socket serves on Unix and Windows; elsewhere Listen says so.
 package main
 
 import (
