@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/revoltgo/eventloop"
-	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpclient"
 )
 
@@ -53,5 +52,4 @@ func BenchmarkGet(b *testing.B) {
 			}
 		})
 	})
-	_ = core.CallbackID(0)
 }
