@@ -8,6 +8,7 @@ import (
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/httpclient"
+	"github.com/revoltgo/eventloop/internal/testloop"
 )
 
 // BenchmarkGet: keep-alive GETs of 13 bytes from an httptest server, with
@@ -41,7 +42,7 @@ func BenchmarkGet(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer l.Close()
-		runLoop(b, l)
+		testloop.Run(b, l)
 		tr := &httpclient.Transport{Loop: l}
 		defer tr.CloseIdleConnections()
 		client := &http.Client{Transport: tr}

@@ -10,84 +10,28 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// drivers lists the drivers the tests run on, as package socket's tests:
-// EVENTLOOP_DRIVER alone if it is set, else every driver of this build
-// (kqueue with -tags eventloop_libkqueue).
-func drivers() []string {
-	if name := os.Getenv(eventloop.EnvDriver); name != "" {
-		return []string{name}
-	}
-	return eventloop.Drivers()
-}
-
-// eachDriver runs f as a subtest per driver with a fresh loop, closed
-// after f and everything f registered for cleanup.
-func eachDriver(t *testing.T, f func(t *testing.T, l *core.Loop)) {
-	t.Helper()
-	for _, name := range drivers() {
-		t.Run(name, func(t *testing.T) {
-			l, err := eventloop.NewWithDriver(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := l.Close(); err != nil {
-					t.Errorf("loop Close: %v", err)
-				}
-			})
-			f(t, l)
-		})
-	}
-}
-
-// watchdog panics (with every goroutine's stack) if the test runs past d.
-func watchdog(t *testing.T, d time.Duration) {
-	t.Helper()
-	timer := time.AfterFunc(d, func() {
-		debug.SetTraceback("all") // a panic prints its own goroutine only
-		panic("test " + t.Name() + " timed out")
-	})
-	t.Cleanup(func() { timer.Stop() })
-}
-
-// runLoop runs l on a goroutine until the test ends; a referenced Repeat
-// keeps it running meanwhile.
-func runLoop(t testing.TB, l *core.Loop) {
-	t.Helper()
-	keep := l.Repeat(time.Hour, func(core.CallbackID) {})
-	done := make(chan error, 1)
-	go func() { done <- l.Run() }()
-	running := make(chan struct{})
-	if err := l.Post(func() { close(running) }); err != nil {
-		t.Fatal(err)
-	}
-	<-running
-	t.Cleanup(func() {
-		if err := l.Post(func() { l.Cancel(keep); l.Stop() }); err != nil {
-			t.Errorf("Post: %v", err)
-			return
-		}
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
-}
+// The loops of the tests (package testloop): a subtest per driver, each
+// with a fresh loop, run by a goroutine where the test needs it.
+var (
+	drivers    = testloop.Drivers
+	eachDriver = testloop.EachDriver
+	watchdog   = testloop.Watchdog
+	runLoop    = func(t testing.TB, l *core.Loop) { testloop.Run(t, l) }
+)
 
 // testServer is a Server on a loop run by a goroutine, with what the
 // tests look at: its log and its connections' states.

@@ -19,6 +19,7 @@ import (
 	gorilla "github.com/gorilla/websocket"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
+	"github.com/revoltgo/eventloop/internal/testloop"
 )
 
 // The traps of fibers: a fiber that waits on a channel holds the loop, and
@@ -108,9 +109,9 @@ func TestStallsLoop(t *testing.T) {
 		{"coder-close-while-reading", 5 * time.Second, stallCoderCloseWhileReading},
 		{"coder-pong-while-writing", 5 * time.Second, stallCoderPongWhileWriting},
 	}
-	noLeaks(t)
-	watchdog(t, 2*time.Minute)
-	for _, name := range drivers() {
+	testloop.NoLeaks(t)
+	testloop.Watchdog(t, 2*time.Minute)
+	for _, name := range testloop.Drivers() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			for _, tc := range cases {

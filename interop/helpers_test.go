@@ -14,8 +14,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,9 +22,9 @@ import (
 
 	coder "github.com/coder/websocket"
 	gorilla "github.com/gorilla/websocket"
-	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
+	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
 	"go.uber.org/goleak"
 )
@@ -64,16 +62,6 @@ const (
 	bigMessage          = 1 << 20
 )
 
-// drivers lists the drivers the tests run on, as package httpserver's
-// tests: EVENTLOOP_DRIVER alone if it is set, else every driver of this
-// build (kqueue with -tags eventloop_libkqueue).
-func drivers() []string {
-	if name := os.Getenv(eventloop.EnvDriver); name != "" {
-		return []string{name}
-	}
-	return eventloop.Drivers()
-}
-
 // eachDriver runs f as a subtest per driver with a fresh loop, closed
 // after f and everything f registered for cleanup; then it checks that
 // the case left no goroutine and no descriptor behind.
@@ -86,89 +74,19 @@ func eachDriver(t *testing.T, f func(t *testing.T, l *core.Loop)) {
 // f makes its own loop (newLoop), with the options it needs.
 func forDrivers(t *testing.T, f func(t *testing.T, name string)) {
 	t.Helper()
-	watchdog(t, 2*time.Minute)
-	for _, name := range drivers() {
+	testloop.Watchdog(t, 2*time.Minute)
+	for _, name := range testloop.Drivers() {
 		t.Run(name, func(t *testing.T) {
-			noLeaks(t)
+			testloop.NoLeaks(t)
 			f(t, name)
 		})
 	}
 }
 
-// noLeaks checks, once t and all its cleanups are done, that no goroutine
-// started meanwhile is left and that as many descriptors are open as now.
-// Registered first, its cleanup runs last.
-func noLeaks(t *testing.T) {
-	t.Helper()
-	fds, counted := countFDs()
-	goroutines := goleak.IgnoreCurrent()
-	t.Cleanup(func() {
-		if err := goleak.Find(goroutines); err != nil {
-			t.Errorf("goroutines left behind: %v", err)
-		}
-		if !counted {
-			return
-		}
-		// Every Close of the loop, its sockets and net's returns once the
-		// descriptor is closed: this waits only for a failure.
-		n := 0
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if n, _ = countFDs(); n == fds {
-				return
-			}
-		}
-		t.Errorf("%d descriptors open before the case, %d after", fds, n)
-	})
-}
-
-// newLoop returns a loop on the named driver, closed when t ends.
-func newLoop(t *testing.T, name string, opts ...eventloop.Option) *core.Loop {
-	t.Helper()
-	l, err := eventloop.NewWithDriver(name, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := l.Close(); err != nil {
-			t.Errorf("loop Close: %v", err)
-		}
-	})
-	return l
-}
-
-// watchdog panics (with every goroutine's stack) if the test runs past d:
-// a hang guard.
-func watchdog(t *testing.T, d time.Duration) {
-	t.Helper()
-	timer := time.AfterFunc(d, func() {
-		debug.SetTraceback("all") // a panic prints its own goroutine only
-		panic("test " + t.Name() + " timed out")
-	})
-	t.Cleanup(func() { timer.Stop() })
-}
-
-// runLoop runs l on a goroutine until the test ends; a referenced Repeat
-// keeps it running meanwhile.
-func runLoop(t testing.TB, l *core.Loop) {
-	t.Helper()
-	keep := l.Repeat(time.Hour, func(core.CallbackID) {})
-	done := make(chan error, 1)
-	go func() { done <- l.Run() }()
-	running := make(chan struct{})
-	if err := l.Post(func() { close(running) }); err != nil {
-		t.Fatal(err)
-	}
-	<-running
-	t.Cleanup(func() {
-		if err := l.Post(func() { l.Cancel(keep); l.Stop() }); err != nil {
-			t.Errorf("Post: %v", err)
-			return
-		}
-		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
-		}
-	})
-}
+var (
+	newLoop = testloop.New
+	runLoop = func(t testing.TB, l *core.Loop) { testloop.Run(t, l) }
+)
 
 // wsServer is an httpserver.Server on a loop run by a goroutine, serving
 // one handler, and what the tests look at: when its handlers return, and

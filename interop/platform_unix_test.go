@@ -4,17 +4,6 @@ package interop
 
 import "golang.org/x/sys/unix"
 
-// countFDs counts the open descriptors below 4096; ok false where the
-// system cannot list them.
-func countFDs() (n int, ok bool) {
-	for fd := range 4096 {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
-			n++
-		}
-	}
-	return n, true
-}
-
 // setReceiveBuffer sets the socket fd's SO_RCVBUF, before it connects: set
 // after, Linux shrinks a window already scaled for a larger buffer, and
 // the transfer stalls on TCP's timers (200 ms, 40 ms) however fast both
