@@ -4,28 +4,21 @@ package httpserver
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testcert"
 	"github.com/revoltgo/eventloop/socket"
 )
 
@@ -33,42 +26,15 @@ import (
 // and its key, PEM, and returns their paths and a pool that trusts it.
 func tlsFiles(t *testing.T, notAfter time.Time, names ...string) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	c, err := testcert.New(notAfter, names...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: names[0]},
-		NotBefore:             notAfter.Add(-48 * time.Hour),
-		NotAfter:              notAfter,
-		DNSNames:              names,
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	certFile, keyFile, err = c.WriteFiles(tempDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := tempDir(t)
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	leaf, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(leaf)
-	return certFile, keyFile, pool
+	return certFile, keyFile, c.Pool
 }
 
 // serveTLS is serve with ServeTLS; the first on l runs it.
