@@ -259,6 +259,9 @@ cell "smoke: eventloop bench --quick" go run ./cmd/eventloop bench --quick
 cell "smoke: eventloop bench --net --quick" go run ./cmd/eventloop bench --net --quick
 cell "smoke: eventloop bench --http --quick" go run ./cmd/eventloop bench --http --quick
 cell "smoke: eventloop drivers" go run ./cmd/eventloop drivers
+# The WebSocket benchmark (module bench/: gorilla on net/http, nbio, gorilla
+# on ours), one short repetition: every echo is checked, no speed asserted.
+cell "smoke: wsbench -quick" go -C bench run ./wsbench -quick
 
 # Windows under Wine: the tests of every package built for windows/amd64
 # and run by wine64 (go test -exec), with -race: the conformance suite once
