@@ -183,6 +183,12 @@ func run(cfg config, w io.Writer) error {
 	}
 	var lim syscall.Rlimit
 	syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim)
+	// A conn takes a descriptor in the client and one in the server, each
+	// a process of its own; the rest are the processes' own.
+	if n := int(min(lim.Cur, 1<<30)) - 256; cfg.idle > n {
+		fmt.Fprintf(os.Stderr, "wsbench: RLIMIT_NOFILE is %d: %d idle conns instead of %d\n", lim.Cur, max(n, 0), cfg.idle)
+		cfg.idle = max(n, 0)
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
