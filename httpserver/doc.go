@@ -57,7 +57,9 @@
 // the goroutine (a channel receive, a sync.Mutex held across I/O,
 // time.Sleep, a database/sql call, net/http's client on this loop's
 // conns): that stops every connection of the loop. Package socket's doc
-// lists what blocks the loop. A handler that blocks, the standard
+// lists what blocks the loop. For outgoing HTTP calls, give http.Client
+// (or httputil.ReverseProxy) package httpclient's Transport on the same
+// loop: a call suspends the handler's fiber alone. A handler that blocks, the standard
 // library's among them (net/http/pprof's Profile and Trace,
 // http.TimeoutHandler), is served with Blocking, on a goroutine of its
 // own, on the same Server and mux; ExampleBlocking mounts pprof so. With

@@ -173,7 +173,9 @@
 //
 //   - net/http's client from a fiber, on conns of the same loop, deadlocks:
 //     the Transport's goroutines need the loop while the fiber waits on a
-//     channel. Run the whole client call through core.Await (the fiber
+//     channel. Give the client package httpclient's Transport, whose
+//     connections are this package's and whose waits suspend the fiber
+//     alone; or run the whole client call through core.Await (the fiber
 //     suspends, the loop stays free); from a plain goroutine it works as
 //     is.
 //   - crypto/tls holds a sync.Mutex across Write (and Read, and the
