@@ -38,7 +38,9 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	httpMode := fs.Bool("http", false, "measure HTTP servers with wrk instead, ours and the peers, each in a process of its own (see httpbench.go)")
 	against := fs.String("against", "", "with --net or --http: also run our servers as another build of this command (this executable, built from an earlier commit) serves them, in the same rotation, labelled \"against\"")
 	files := fs.String("files", "", "with --http: the sizes of the static files served by http.FileServer, a table each, such as 1k,100k,5m (k: KiB, m: MiB; default 1k,100k,5m, and 1k with --quick); none: no file tables")
-	hello := fs.Bool("hello", true, "with --http: measure the \"Hello, World!\" tables (--hello=false: the static-file tables alone)")
+	hello := fs.Bool("hello", true, "with --http: measure the \"Hello, World!\" tables (--hello=false drops them)")
+	proxy := fs.Bool("proxy", true, "with --http: measure the reverse-proxy tables, httputil.ReverseProxy to a \"Hello, World!\" backend (--proxy=false drops them)")
+	tlsMode := fs.Bool("tls", true, "with --http: measure the HTTPS tables, keep-alive and a handshake per request (--tls=false drops them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,15 +69,15 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	if *against != "" && !*netMode && !*httpMode {
 		return errors.New("--against compares our servers: it needs --net or --http")
 	}
-	if (*files != "" || !*hello) && !*httpMode {
-		return errors.New("--files and --hello choose the tables of --http: they need --http")
+	if (*files != "" || !*hello || !*proxy || !*tlsMode) && !*httpMode {
+		return errors.New("--files, --hello, --proxy and --tls choose the tables of --http: they need --http")
 	}
 	if *httpMode {
 		if *netMode || *svg != "" {
 			return errors.New("--http measures HTTP servers alone: not with --net or --svg")
 		}
 		return httpBenchCmd(httpOptions{driver: *driver, quick: *quick, peers: *peers, against: *against,
-			format: *format, files: *files, hello: *hello}, stdout, stderr)
+			format: *format, files: *files, hello: *hello, proxy: *proxy, tls: *tlsMode}, stdout, stderr)
 	}
 	if *netMode {
 		if *svg != "" {
@@ -123,6 +125,8 @@ type httpOptions struct {
 	quick, peers            bool
 	files                   string // --files: sizes, "" for the mode's, "none"
 	hello                   bool   // --hello: the "Hello, World!" tables
+	proxy                   bool   // --proxy: the reverse-proxy tables
+	tls                     bool   // --tls: the HTTPS tables
 }
 
 // Report is everything bench measured; --format json prints it as is.

@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,31 +22,65 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/revoltgo/eventloop/internal/testcert"
 )
 
-// The HTTP benchmark, `bench --http`: wrk against HTTP servers serving
-// the 13-byte "Hello, World!", each in a process of its own: net/http
-// and fasthttp (bench/httppeers), and ours (the hidden subcommand
-// httpserve: package httpserver on epoll, one loop, and one loop per
-// core). For each connection count, wrk warms the server up, then runs
-// the window; the server's CPU time (/proc/<pid>/stat) and allocations
-// (runtime/metrics, printed by the server on SIGUSR1) are read at the
-// window's ends and divided by the requests wrk counted.
+// The HTTP benchmark, `bench --http`: wrk against HTTP servers, each in
+// a process of its own, in rotating order. For each connection count,
+// wrk warms the server up, then runs the window; the server's CPU time
+// (/proc/<pid>/stat) and allocations (runtime/metrics, printed by the
+// server on SIGUSR1) are read at the window's ends and divided by the
+// requests wrk counted. Four kinds of table, each server of one kind
+// serving the cells of all the tables of its kind:
 //
-// The static-file tables (--files) measure the same way servers that
-// serve http.FileServer over a temporary directory of files this run
-// writes, one per size: net/http (httppeers -dir) and ours with one loop
-// (httpserve --dir), each a process of its own again, in the same
-// rotation; wrk GETs one file over keep-alive connections per table. An
-// --against build that does not start with --dir (one older than the
-// files mode) has no file rows, and a note says so.
+//   - "Hello, World!" (--hello=false drops them): the 13-byte body from
+//     net/http and fasthttp (bench/httppeers) and ours (the hidden
+//     subcommand httpserve: package httpserver on epoll, one loop, and
+//     one loop per core).
+//   - Static files (--files SIZES, or none): servers that serve
+//     http.FileServer over a temporary directory of files this run
+//     writes, one per size: net/http (httppeers -dir) and ours with one
+//     loop (httpserve --dir); wrk GETs one file over keep-alive
+//     connections per table.
+//   - Reverse proxy (--proxy=false drops them): httputil.ReverseProxy to
+//     one backend, started before the rotation and stopped at its end,
+//     the same for every proxy: ours, one loop, "Hello, World!"
+//     (httpserve ADDR). The proxies: net/http (httppeers -proxy, over a
+//     clone of http.DefaultTransport) and ours (httpserve --proxy, over
+//     package httpclient's Transport, one per loop), with one loop and
+//     one per core, MaxIdleConnsPerHost 1024 both. The CPU time and the
+//     allocations are the proxy's alone.
+//   - HTTPS (--tls=false drops them): "Hello, World!" over TLS with a
+//     self-signed ECDSA P-256 certificate for 127.0.0.1 that the run
+//     writes into its temporary directory: net/http (ServeTLS), nbio's
+//     nbhttp (httppeers -server nbio -cert; in the keep-alive tables
+//     alone, and not with --quick: nbioNoClose and httpConfig.nbio say
+//     why) and ours (ServeTLS, one loop and one per core), in keep-alive
+//     tables and in one where wrk sends "Connection: close": a
+//     connection, and so a handshake, per request.
+//
+// The ratios are to the net/http row of each table. An --against build
+// that does not start in a mode (one older than it: its httpserve does
+// not know --dir, --proxy or --cert) has no rows in that mode's tables,
+// and a note says so.
 
 // httpConfig is what one `bench --http` run measures.
 type httpConfig struct {
-	conns          []int   // the "Hello, World!" tables; none without
-	files          []int64 // the static files' sizes, a table each
-	fileConns      []int   // the connection counts of the file tables
-	threads        int     // wrk's -t
+	conns         []int   // the "Hello, World!" tables; none without
+	files         []int64 // the static files' sizes, a table each
+	fileConns     []int   // the connection counts of the file tables
+	proxyConns    []int   // the reverse-proxy tables; none without
+	tlsConns      []int   // the HTTPS keep-alive tables; none without
+	tlsCloseConns []int   // the HTTPS tables of a handshake per request
+	// nbio adds nbio's nbhttp to the HTTPS tables. Not in --quick, CI's
+	// smoke run: over keep-alive connections too, wrk sees a read error
+	// on nbio's now and then (about one request in a million here, in
+	// one cell of the full mode's in ten or twenty; none on the other
+	// servers', and none for a client of crypto/tls over half a million
+	// requests), which fails the cell and makes the run exit non-zero.
+	nbio           bool
+	threads        int // wrk's -t
 	warmup, window time.Duration
 	reps           int
 	quick          bool
@@ -59,52 +95,45 @@ type httpConfig struct {
 
 var (
 	httpFull = httpConfig{conns: []int{16, 128}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
+		proxyConns: []int{16, 128}, tlsConns: []int{16, 128}, tlsCloseConns: []int{16}, nbio: true,
 		threads: 2, warmup: time.Second, window: 3 * time.Second, reps: 5}
 	httpQuick = httpConfig{conns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
+		proxyConns: []int{16}, tlsConns: []int{16},
 		threads: 2, warmup: time.Second, window: time.Second, reps: 1, quick: true}
 )
 
 // The servers the ratios are to: of the "Hello, World!" tables and of
-// the file tables.
+// the file tables (the keys of the other modes' net/http servers are
+// httpBaseline and their mode's suffix, as every server's: modeKey).
 const (
 	httpBaseline      = "nethttp"
 	httpFilesBaseline = "nethttp-files"
 )
+
+// modeKey is the key of the server named key in mode: key itself in the
+// "Hello, World!" tables, key-MODE in the others'.
+func modeKey(key, mode string) string {
+	if mode == modeHello {
+		return key
+	}
+	return key + "-" + mode
+}
 
 func httpBenchCmd(opts httpOptions, stdout, stderr io.Writer) error {
 	self, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("finding this command's executable, which runs our server: %w", err)
 	}
-	cfg := httpFull
-	if opts.quick {
-		cfg = httpQuick
+	cfg, err := httpConfigFor(opts)
+	if err != nil {
+		return err
 	}
-	if opts.files != "" {
-		if cfg.files, err = parseFileSizes(opts.files); err != nil {
-			return err
-		}
-	}
-	if !opts.hello {
-		cfg.conns = nil
-	}
-	if len(cfg.conns) == 0 && len(cfg.files) == 0 {
-		return errors.New("--hello=false with --files none: no table left to measure")
-	}
-	cfg.self, cfg.driver, cfg.peers, cfg.progress = self, opts.driver, opts.peers, stderr
-	cfg.against = opts.against
-	format := opts.format
-	if cfg.driver == "" {
-		cfg.driver = "epoll"
-		if runtime.GOOS != "linux" {
-			cfg.driver = ""
-		}
-	}
+	cfg.self, cfg.progress = self, stderr
 	rep, err := httpBench(cfg)
 	if err != nil {
 		return err
 	}
-	if format == "json" {
+	if opts.format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
@@ -117,6 +146,41 @@ func httpBenchCmd(opts httpOptions, stdout, stderr io.Writer) error {
 	return err
 }
 
+// httpConfigFor is the run the flags of bench --http ask for (without
+// the executable, cfg.self, and where progress goes).
+func httpConfigFor(opts httpOptions) (httpConfig, error) {
+	cfg := httpFull
+	if opts.quick {
+		cfg = httpQuick
+	}
+	if opts.files != "" {
+		var err error
+		if cfg.files, err = parseFileSizes(opts.files); err != nil {
+			return cfg, err
+		}
+	}
+	if !opts.hello {
+		cfg.conns = nil
+	}
+	if !opts.proxy {
+		cfg.proxyConns = nil
+	}
+	if !opts.tls {
+		cfg.tlsConns, cfg.tlsCloseConns = nil, nil
+	}
+	if len(cfg.conns) == 0 && len(cfg.files) == 0 && len(cfg.proxyConns) == 0 && len(cfg.tlsConns)+len(cfg.tlsCloseConns) == 0 {
+		return cfg, errors.New("--hello=false, --files none, --proxy=false and --tls=false: no table left to measure")
+	}
+	cfg.driver, cfg.peers, cfg.against = opts.driver, opts.peers, opts.against
+	if cfg.driver == "" {
+		cfg.driver = "epoll"
+		if runtime.GOOS != "linux" {
+			cfg.driver = ""
+		}
+	}
+	return cfg, nil
+}
+
 func (cfg httpConfig) logf(format string, args ...any) {
 	if cfg.progress != nil {
 		fmt.Fprintf(cfg.progress, format+"\n", args...)
@@ -126,18 +190,58 @@ func (cfg httpConfig) logf(format string, args ...any) {
 // httpServer is one server to measure.
 type httpServer struct {
 	key, label string
-	files      bool // serves the directory of files (httpFilesDir)
-	against    bool // the --against build
+	mode       string // modeHello and so on: the tables it has rows in
+	against    bool   // the --against build
 	env        []string
 	argv       func(addr string) []string
-	cells      []httpCell // what wrk measures on it, in order
+	// probe tells that the server at addr serves (nil: probeHTTP).
+	probe func(addr string) error
+	// backend is the reverse proxies' backend, which a proxy's cells
+	// need (modeProxy).
+	backend *runningServer
+	// noClose, if not "", says why the server has no row in the tables
+	// of a connection per request (HTTPTable.Close).
+	noClose string
+	cells   []httpCell // what wrk measures on it, in order
+}
+
+// name is s's label with its mode, as the progress lines and the list of
+// servers say it.
+func (s httpServer) name() string {
+	switch s.mode {
+	case modeFiles:
+		return s.label + ", static files"
+	case modeProxy:
+		return s.label + ", reverse proxy"
+	case modeTLS:
+		return s.label + ", HTTPS"
+	}
+	return s.label
 }
 
 // httpCell is one wrk cell on a server: a table's row.
 type httpCell struct {
 	path       string // what wrk GETs
 	conns      int
-	table, row int // in HTTPReport.Tables
+	close      bool // wrk sends "Connection: close": a connection per request
+	table, row int  // in HTTPReport.Tables
+}
+
+// failureMode is the mode a failed cell's line names: "http" for the
+// "Hello, World!" tables (named by their connection count alone).
+func (s httpServer) failureMode(cell httpCell) string {
+	switch s.mode {
+	case modeFiles:
+		return "GET " + cell.path
+	case modeProxy:
+		return "reverse proxy"
+	case modeTLS:
+		if cell.close {
+			return "https, Connection: close"
+		}
+		return "https"
+	}
+	return "http"
 }
 
 // parseFileSizes reads --files: sizes such as 1k,100k,5m (k for KiB, m
@@ -222,63 +326,104 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 		rep.Wrk, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 		rep.Wrk = strings.TrimSpace(strings.SplitN(rep.Wrk, "[", 2)[0])
 	}
+	// The run's directory: the files served, the certificate, the peers'
+	// binary.
+	dir, err := os.MkdirTemp("", "eventloop-httpbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	var filesDir string
 	if len(cfg.files) > 0 {
-		if filesDir, err = os.MkdirTemp("", "eventloop-httpfiles-"); err != nil {
+		filesDir = filepath.Join(dir, "files")
+		if err := os.Mkdir(filesDir, 0o755); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(filesDir)
 		if err := writeFiles(filesDir, cfg.files); err != nil {
 			return nil, err
 		}
 	}
-	var hello, files []httpServer
-	if cfg.peers {
-		dir, err := os.MkdirTemp("", "eventloop-httppeers-")
-		if err != nil {
-			return nil, err
+	var cert *benchCert
+	if len(cfg.tlsConns)+len(cfg.tlsCloseConns) > 0 {
+		if cert, err = writeCert(dir); err != nil {
+			return nil, fmt.Errorf("writing the HTTPS tables' certificate: %w", err)
 		}
-		defer os.RemoveAll(dir)
+	}
+	var peersBin string
+	if cfg.peers {
 		bin, note := buildHTTPPeers(dir, cfg.progress)
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		} else {
-			if len(cfg.conns) > 0 {
-				hello = append(hello, httpPeer(bin, httpBaseline, "net/http", ""), httpPeer(bin, "fasthttp", "fasthttp", ""))
-			}
-			if filesDir != "" {
-				files = append(files, httpPeer(bin, httpFilesBaseline, "net/http", filesDir))
+			peersBin = bin
+		}
+	}
+	// The reverse proxies' backend, for the whole run.
+	var backend *httpProc
+	var backendSrv httpServer
+	if len(cfg.proxyConns) > 0 {
+		backendSrv = ourBackend(cfg)
+		if backend, err = startHTTPServer(cfg, backendSrv); err != nil {
+			cfg.logf("backend of the reverse proxies: %v", err)
+			rep.Failures = append(rep.Failures, NetFailure{Server: backendSrv.label, Mode: "reverse proxy", Error: "start: " + err.Error()})
+			rep.Notes = append(rep.Notes, "No reverse-proxy tables: their backend did not start.")
+			backend = nil
+		} else {
+			cfg.logf("backend of the reverse proxies: %s on %s", backendSrv.label, backend.addr)
+			defer func() {
+				if err := backend.stop(); err != nil {
+					cfg.logf("backend of the reverse proxies: stop: %v", err)
+				}
+			}()
+		}
+	}
+	var hello, files, proxies, tlsServers []httpServer
+	if peersBin != "" {
+		if len(cfg.conns) > 0 {
+			hello = append(hello, httpPeer(peersBin, httpBaseline, "net/http", modeHello), httpPeer(peersBin, "fasthttp", "fasthttp", modeHello))
+		}
+		if filesDir != "" {
+			files = append(files, httpPeer(peersBin, httpBaseline, "net/http", modeFiles, "-dir", filesDir))
+		}
+		if backend != nil {
+			proxies = append(proxies, httpPeer(peersBin, httpBaseline, "net/http", modeProxy, "-proxy", backend.addr))
+		}
+		if cert != nil {
+			tlsServers = append(tlsServers, httpPeer(peersBin, httpBaseline, "net/http", modeTLS, "-cert", cert.certFile, "-key", cert.keyFile))
+			if cfg.nbio {
+				nbio := httpPeer(peersBin, "nbio", "nbio (nbhttp)", modeTLS, "-cert", cert.certFile, "-key", cert.keyFile)
+				nbio.noClose = nbioNoClose
+				tlsServers = append(tlsServers, nbio)
 			}
 		}
 	}
 	if len(cfg.conns) > 0 {
-		hello = append(hello, ourHTTPServers(cfg, "")...)
+		hello = append(hello, ourHTTPServers(cfg, modeHello)...)
 	}
 	if filesDir != "" {
-		files = append(files, ourHTTPServers(cfg, filesDir)...)
+		files = append(files, ourHTTPServers(cfg, modeFiles, "--dir", filesDir)...)
 	}
-	// The tables, a row per server of their kind; each server's cells say
-	// which rows it fills.
-	addTables := func(group []httpServer, conns []int, size int64) {
-		for _, c := range conns {
-			t := HTTPTable{Conns: c}
-			path := "/"
-			if size > 0 {
-				t.File, t.FileBytes = fileName(size), size
-				path += t.File
-			}
-			for i := range group {
-				group[i].cells = append(group[i].cells, httpCell{path: path, conns: c, table: len(rep.Tables), row: len(t.Rows)})
-				t.Rows = append(t.Rows, HTTPRow{Server: group[i].key, Label: group[i].label})
-			}
-			rep.Tables = append(rep.Tables, t)
+	if backend != nil {
+		proxies = append(proxies, ourHTTPServers(cfg, modeProxy, "--proxy", backend.addr)...)
+		for i := range proxies {
+			proxies[i].backend = backend.runningServer
 		}
 	}
-	addTables(hello, cfg.conns, 0)
-	for _, n := range cfg.files {
-		addTables(files, cfg.fileConns, n)
+	if cert != nil {
+		tlsServers = append(tlsServers, ourHTTPServers(cfg, modeTLS, "--cert", cert.certFile, "--key", cert.keyFile)...)
+		for i := range tlsServers {
+			tlsServers[i].probe = cert.probe
+		}
 	}
-	servers := append(hello, files...)
+	var servers []httpServer
+	rep.Tables, servers = httpTables(cfg, httpGroups{hello: hello, files: files, proxy: proxies, tls: tlsServers})
+	if len(cfg.tlsCloseConns) > 0 {
+		for _, s := range tlsServers {
+			if s.noClose != "" {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row in the HTTPS tables of a handshake per request: %s.", s.label, s.noClose))
+			}
+		}
+	}
 	skipped := make([]bool, len(servers))
 	for r := range cfg.reps {
 		for _, i := range rotation(len(servers), r) {
@@ -287,16 +432,13 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 				continue
 			}
 			smps, startErr := measureHTTPServer(cfg, wrk, s, r)
-			if startErr != nil && s.files && s.against && r == 0 {
-				// An older build, without --dir: its file rows are left out.
-				// (Each server's first start is in the first repetition; a
-				// later one that fails is a failure as any other.)
+			if startErr != nil && s.mode != modeHello && s.against && r == 0 {
+				// An older build, without the mode's flag: its rows of the
+				// mode are left out. (Each server's first start is in the
+				// first repetition; a later one that fails is a failure as
+				// any other.)
 				skipped[i] = true
-				why := "it did not start with --dir (a build older than the files mode?): " + oneLine(startErr.Error())
-				if strings.Contains(startErr.Error(), "flag provided but not defined: -dir") {
-					why = "its httpserve does not know --dir (a build older than the files mode)"
-				}
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no static-file rows: %s.", s.label, why))
+				rep.Notes = append(rep.Notes, olderBuildNote(s, startErr))
 				continue
 			}
 			for k, smp := range smps {
@@ -304,14 +446,28 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 				row := &rep.Tables[cell.table].Rows[cell.row]
 				row.Samples = append(row.Samples, smp)
 				if smp.Error != "" {
-					mode := "http"
-					if s.files {
-						mode = "GET " + cell.path
-					}
-					rep.Failures = append(rep.Failures, NetFailure{Server: s.label, Mode: mode, Conns: cell.conns, Rep: r, Error: smp.Error})
+					rep.Failures = append(rep.Failures, NetFailure{Server: s.label, Mode: s.failureMode(cell), Conns: cell.conns, Rep: r, Error: smp.Error})
 				}
 			}
 		}
+	}
+	// The commands, as the report shows them: the run's paths and ports
+	// by name.
+	shown := func(argv []string) []string {
+		argv[0] = filepath.Base(argv[0])
+		for j, a := range argv {
+			switch {
+			case a == filesDir && filesDir != "":
+				argv[j] = "DIR"
+			case cert != nil && a == cert.certFile:
+				argv[j] = "CERT"
+			case cert != nil && a == cert.keyFile:
+				argv[j] = "KEY"
+			case backend != nil && a == backend.addr:
+				argv[j] = "BACKEND"
+			}
+		}
+		return argv
 	}
 	for i, s := range servers {
 		if skipped[i] {
@@ -320,30 +476,82 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 			}
 			continue
 		}
-		argv := s.argv("ADDR")
-		argv[0] = filepath.Base(argv[0])
-		for j, a := range argv {
-			if a == filesDir {
-				argv[j] = "DIR"
-			}
-		}
-		label := s.label
-		if s.files {
-			label += ", static files"
-		}
-		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: label, Command: argv})
+		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: s.name(), Command: shown(s.argv("ADDR"))})
+	}
+	if backend != nil {
+		rep.Servers = append(rep.Servers, NetServer{Key: backendSrv.key, Label: backendSrv.label, Command: shown(backendSrv.argv("BACKEND"))})
 	}
 	for k := range rep.Tables {
 		t := &rep.Tables[k]
 		t.Rows = slices.DeleteFunc(t.Rows, func(r HTTPRow) bool { return r.Server == "" })
-		base := httpBaseline
-		if t.File != "" {
-			base = httpFilesBaseline
-		}
-		summarizeHTTP(t, base)
+		summarizeHTTP(t, t.Baseline)
 	}
 	rep.LoadAfter = loadAverage()
 	return rep, nil
+}
+
+// nbioNoClose is why nbio has no row in the tables of a connection per
+// request: its flushResponse closes the connection as soon as it has
+// queued the response ("the data may still in the send queue", says its
+// comment there), and now and then the client's connection ends without
+// the response.
+const nbioNoClose = "on a request with \"Connection: close\", nbhttp closes the connection as soon as the response is queued, " +
+	"not sent, and now and then wrk's connection ends without it (a read or handshake error to wrk, a few in every ten thousand requests, " +
+	"over plain HTTP too; none with net/http or ours), which fails the cell"
+
+// httpGroups are the servers of each mode.
+type httpGroups struct{ hello, files, proxy, tls []httpServer }
+
+// httpTables makes the tables of cfg, a row per server of their mode, in
+// the order hello, files, proxy, tls (keep-alive, then a connection per
+// request), and returns them with the servers in that order, each with
+// its cells: which rows it fills. A mode without servers has no tables.
+func httpTables(cfg httpConfig, g httpGroups) ([]HTTPTable, []httpServer) {
+	var tables []HTTPTable
+	add := func(group []httpServer, conns []int, tmpl HTTPTable) {
+		if len(group) == 0 {
+			return
+		}
+		for _, c := range conns {
+			t := tmpl
+			t.Conns, t.Baseline = c, modeKey(httpBaseline, t.Mode)
+			for i := range group {
+				if t.Close && group[i].noClose != "" {
+					continue
+				}
+				group[i].cells = append(group[i].cells, httpCell{path: "/" + t.File, conns: c, close: t.Close, table: len(tables), row: len(t.Rows)})
+				t.Rows = append(t.Rows, HTTPRow{Server: group[i].key, Label: group[i].label})
+			}
+			tables = append(tables, t)
+		}
+	}
+	add(g.hello, cfg.conns, HTTPTable{Mode: modeHello})
+	for _, n := range cfg.files {
+		add(g.files, cfg.fileConns, HTTPTable{Mode: modeFiles, File: fileName(n), FileBytes: n})
+	}
+	add(g.proxy, cfg.proxyConns, HTTPTable{Mode: modeProxy})
+	add(g.tls, cfg.tlsConns, HTTPTable{Mode: modeTLS})
+	add(g.tls, cfg.tlsCloseConns, HTTPTable{Mode: modeTLS, Close: true})
+	return tables, slices.Concat(g.hello, g.files, g.proxy, g.tls)
+}
+
+// The flag of each mode but "Hello, World!"'s, which a build older than
+// the mode does not know, and what its tables are called.
+var modeFlags = map[string]struct{ flag, rows, mode string }{
+	modeFiles: {"--dir", "static-file rows", "the files mode"},
+	modeProxy: {"--proxy", "reverse-proxy rows", "the reverse-proxy mode"},
+	modeTLS:   {"--cert", "HTTPS rows", "the HTTPS mode"},
+}
+
+// olderBuildNote says why the --against server s, which did not start
+// with the flags of its mode, has no rows in that mode's tables.
+func olderBuildNote(s httpServer, startErr error) string {
+	m := modeFlags[s.mode]
+	why := fmt.Sprintf("it did not start with %s (a build older than %s?): %s", m.flag, m.mode, oneLine(startErr.Error()))
+	if strings.Contains(startErr.Error(), "flag provided but not defined: "+m.flag[1:]) {
+		why = fmt.Sprintf("its httpserve does not know %s (a build older than %s)", m.flag, m.mode)
+	}
+	return fmt.Sprintf("%s: no %s: %s.", s.label, m.rows, why)
 }
 
 // loadAverage is the 1-, 5- and 15-minute load of the machine (from
@@ -365,28 +573,27 @@ func loadAverage() string {
 // start, each cell's sample says so, and the error is returned too.
 func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) ([]HTTPSample, error) {
 	out := make([]HTTPSample, 0, len(s.cells))
-	name := s.label
-	if s.files {
-		name += ", static files"
-	}
 	srv, err := startHTTPServer(cfg, s)
 	if err != nil {
 		for range s.cells {
 			out = append(out, HTTPSample{Rep: rep, Error: "start: " + err.Error()})
 		}
-		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, name, err)
+		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, s.name(), err)
 		return out, err
 	}
 	defer func() {
 		if err := srv.stop(); err != nil {
-			cfg.logf("[rep %d/%d] %s: stop: %v", rep+1, cfg.reps, s.label, err)
+			cfg.logf("[rep %d/%d] %s: stop: %v", rep+1, cfg.reps, s.name(), err)
 		}
 	}()
 	for _, cell := range s.cells {
-		smp := runHTTPCell(cfg, wrk, srv, cell.path, cell.conns)
+		smp := runHTTPCell(cfg, wrk, srv, s.mode == modeTLS, cell)
 		smp.Rep = rep
 		if smp.Error == "" && srv.exited() {
 			smp.Error = "the server exited during the cell: " + oneLine(srv.out.String())
+		}
+		if smp.Error == "" && s.backend != nil && s.backend.exited() {
+			smp.Error = "the backend exited during the cell: " + oneLine(s.backend.out.String())
 		}
 		out = append(out, smp)
 		line := fmt.Sprintf("%.0f requests/s, p50 %.3f ms, p99 %.3f ms", smp.Rate, smp.P50ms, smp.P99ms)
@@ -401,27 +608,42 @@ func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) ([]HTT
 			}
 		}
 		where := ""
-		if s.files {
+		switch {
+		case s.mode == modeFiles:
 			where = ", GET " + cell.path
+		case cell.close:
+			where = ", Connection: close"
 		}
-		cfg.logf("[rep %d/%d] %s%s, C=%d: %s", rep+1, cfg.reps, s.label, where, cell.conns, line)
+		cfg.logf("[rep %d/%d] %s%s, C=%d: %s", rep+1, cfg.reps, s.name(), where, cell.conns, line)
 	}
 	return out, nil
 }
 
-// runHTTPCell warms srv up with wrk GETting path, then measures a window.
-func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, path string, conns int) HTTPSample {
+// wrkArgs is wrk's command line for a run of d on url, with Connection:
+// close on each request if close.
+func wrkArgs(threads, conns int, d time.Duration, latency, close bool, url string) []string {
+	args := []string{"-t" + strconv.Itoa(min(threads, conns)), "-c" + strconv.Itoa(conns), "-d" + wrkDuration(d), "--timeout", "5s"}
+	if latency {
+		args = append(args, "--latency")
+	}
+	if close {
+		args = append(args, "-H", "Connection: close")
+	}
+	return append(args, url)
+}
+
+// runHTTPCell warms srv up with wrk GETting the cell's path (over https
+// if tls), then measures a window.
+func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, tls bool, cell httpCell) HTTPSample {
 	var smp HTTPSample
-	url := "http://" + srv.addr + path
-	threads := strconv.Itoa(min(cfg.threads, conns))
+	url := "http://" + srv.addr + cell.path
+	if tls {
+		url = "https://" + srv.addr + cell.path
+	}
 	run := func(d time.Duration, latency bool) (wrkSummary, error) {
-		args := []string{"-t" + threads, "-c" + strconv.Itoa(conns), "-d" + wrkDuration(d), "--timeout", "5s"}
-		if latency {
-			args = append(args, "--latency")
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), d+20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, wrk, append(args, url)...)
+		cmd := exec.CommandContext(ctx, wrk, wrkArgs(cfg.threads, cell.conns, d, latency, cell.close, url)...)
 		cmd.SysProcAttr = childProcAttr()
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stdout
@@ -452,6 +674,9 @@ func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, path string, conns i
 	smp.Requests, smp.Seconds, smp.Rate, smp.P50ms, smp.P99ms = w.requests, w.seconds, w.rate, w.p50ms, w.p99ms
 	if w.socketErrors != 0 || w.non2xx != 0 {
 		smp.Error = fmt.Sprintf("wrk saw %d socket errors and %d responses not 2xx or 3xx", w.socketErrors, w.non2xx)
+		if w.socketErrors != 0 {
+			smp.Error += " (socket errors: " + w.socketDetail + ")"
+		}
 		return smp
 	}
 	if w.requests > 0 {
@@ -480,6 +705,7 @@ type wrkSummary struct {
 	seconds, rate        float64
 	p50ms, p99ms         float64
 	socketErrors, non2xx int64
+	socketDetail         string // wrk's line of socket errors, if any
 }
 
 var (
@@ -504,6 +730,7 @@ func parseWrkSummary(out string) (wrkSummary, error) {
 		w.rate, _ = strconv.ParseFloat(m[1], 64)
 	}
 	if m := wrkSockErrs.FindStringSubmatch(out); m != nil {
+		w.socketDetail, _ = strings.CutPrefix(m[0], "Socket errors: ")
 		for _, s := range m[1:] {
 			n, _ := strconv.ParseInt(s, 10, 64)
 			w.socketErrors += n
@@ -560,56 +787,91 @@ func buildHTTPPeers(dir string, progressW io.Writer) (string, string) {
 	return bin, ""
 }
 
-// httpPeer is the peer server name of httppeers (at bin); with dir, it
-// serves the files of dir (the net/http peer alone), its key then with
-// the suffix -files.
-func httpPeer(bin, key, label, dir string) httpServer {
-	name, _ := strings.CutSuffix(key, "-files")
-	return httpServer{key: key, label: label, files: dir != "", argv: func(addr string) []string {
-		argv := []string{bin, "-server", name, "-addr", addr, "-max-life", "1h"}
-		if dir != "" {
-			argv = append(argv, "-dir", dir)
-		}
-		return argv
+// httpPeer is the peer server name of httppeers (at bin) in mode, its
+// flags for the mode (such as -dir DIR) in args.
+func httpPeer(bin, name, label, mode string, args ...string) httpServer {
+	return httpServer{key: modeKey(name, mode), label: label, mode: mode, argv: func(addr string) []string {
+		return append([]string{bin, "-server", name, "-addr", addr, "-max-life", "1h"}, args...)
 	}}
 }
 
 // ourHTTPServers is package httpserver with one loop, and with one loop
-// per core (SO_REUSEPORT); with dir, serving the files of dir, with one
-// loop alone, their keys then with the suffix -files.
-func ourHTTPServers(cfg httpConfig, dir string) []httpServer {
+// per core (SO_REUSEPORT), except in the files mode (one loop alone), in
+// mode: args are httpserve's flags for it (such as --dir DIR).
+func ourHTTPServers(cfg httpConfig, mode string, args ...string) []httpServer {
 	build := func(self, key, label string, loops int) httpServer {
-		if dir != "" {
-			key += "-files"
-		}
-		return httpServer{key: key, label: label, env: cfg.selfEnv, files: dir != "", against: strings.HasPrefix(key, "against"),
-			argv: func(addr string) []string {
-				argv := []string{self, "httpserve", "--loops", strconv.Itoa(loops)}
-				if cfg.driver != "" {
-					argv = append(argv, "--driver", cfg.driver)
-				}
-				if dir != "" {
-					argv = append(argv, "--dir", dir)
-				}
-				return append(argv, addr)
-			}}
+		return httpServer{key: modeKey(key, mode), label: label, mode: mode, env: cfg.selfEnv, against: strings.HasPrefix(key, "against"),
+			argv: func(addr string) []string { return ourHTTPServe(cfg, self, loops, args, addr) }}
 	}
 	d := cfg.driver
 	if d == "" {
 		d = "default driver"
 	}
 	n := runtime.NumCPU()
+	perCore := mode != modeFiles
 	servers := []httpServer{build(cfg.self, "ours", "ours, "+d+", 1 loop", 1)}
-	if dir == "" {
+	if perCore {
 		servers = append(servers, build(cfg.self, "ours-loops", fmt.Sprintf("ours, %s, %d loops", d, n), n))
 	}
 	if cfg.against != "" {
 		servers = append(servers, build(cfg.against, "against", "against, "+d+", 1 loop", 1))
-		if dir == "" {
+		if perCore {
 			servers = append(servers, build(cfg.against, "against-loops", fmt.Sprintf("against, %s, %d loops", d, n), n))
 		}
 	}
 	return servers
+}
+
+// ourHTTPServe is the command line of httpserve (of the build self) on
+// addr with loops loops and the flags args.
+func ourHTTPServe(cfg httpConfig, self string, loops int, args []string, addr string) []string {
+	argv := []string{self, "httpserve", "--loops", strconv.Itoa(loops)}
+	if cfg.driver != "" {
+		argv = append(argv, "--driver", cfg.driver)
+	}
+	argv = append(argv, args...)
+	return append(argv, addr)
+}
+
+// ourBackend is the reverse proxies' backend: our "Hello, World!" with
+// one loop, of this build whatever the proxy.
+func ourBackend(cfg httpConfig) httpServer {
+	d := cfg.driver
+	if d == "" {
+		d = "default driver"
+	}
+	return httpServer{key: "backend", label: "backend of the reverse proxies, ours, " + d + ", 1 loop", mode: modeHello, env: cfg.selfEnv,
+		argv: func(addr string) []string { return ourHTTPServe(cfg, cfg.self, 1, nil, addr) }}
+}
+
+// benchCert is the HTTPS tables' certificate, self-signed, for
+// 127.0.0.1: its files (PEM), and a pool that trusts it.
+type benchCert struct {
+	certFile, keyFile string
+	pool              *x509.CertPool
+}
+
+// writeCert makes a self-signed certificate for 127.0.0.1 (and ::1)
+// with an ECDSA P-256 key (package testcert), valid for a day from now,
+// and writes them into dir as cert.pem and key.pem.
+func writeCert(dir string) (*benchCert, error) {
+	c, err := testcert.New(time.Now().Add(24 * time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	certFile, keyFile, err := c.WriteFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &benchCert{certFile: certFile, keyFile: keyFile, pool: c.Pool}, nil
+}
+
+// probe checks that GET / over HTTPS on addr answers 200, the server's
+// certificate verified against c.
+func (c *benchCert) probe(addr string) error {
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.pool}}
+	defer tr.CloseIdleConnections()
+	return probeGET(&http.Client{Transport: tr, Timeout: time.Second}, "https://"+addr+"/")
 }
 
 // httpProc is a server process; its stdout lines "allocs N B" answer
@@ -644,9 +906,13 @@ func (p *httpProc) allocs() (allocCount, error) {
 // answers GET / with 200 (see startProc).
 func startHTTPServer(cfg httpConfig, s httpServer) (*httpProc, error) {
 	p := &httpProc{allocc: make(chan allocCount, 1)}
+	probe := s.probe
+	if probe == nil {
+		probe = probeHTTP
+	}
 	srv, err := startProc(procStart{
 		argv: s.argv, env: s.env, started: cfg.started,
-		probe: probeHTTP, probeWhat: "no answer", ready: serverReadyTimeout,
+		probe: probe, probeWhat: "no answer", ready: serverReadyTimeout,
 		line: p.takeAllocs,
 	})
 	p.runningServer = srv
@@ -673,7 +939,12 @@ func (p *httpProc) takeAllocs(line string) bool {
 func probeHTTP(addr string) error {
 	cl := &http.Client{Timeout: time.Second}
 	defer cl.CloseIdleConnections()
-	resp, err := cl.Get("http://" + addr + "/")
+	return probeGET(cl, "http://"+addr+"/")
+}
+
+// probeGET checks that GET url answers 200.
+func probeGET(cl *http.Client, url string) error {
+	resp, err := cl.Get(url)
 	if err != nil {
 		return err
 	}

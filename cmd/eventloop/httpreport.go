@@ -32,12 +32,26 @@ type HTTPReport struct {
 	Notes           []string     `json:",omitempty"`
 }
 
-// HTTPTable is one connection count, of "Hello, World!" or, with File,
-// of GETs of that static file of FileBytes bytes.
+// The kinds of table (HTTPTable.Mode), and of server.
+const (
+	modeHello = "hello"
+	modeFiles = "files"
+	modeProxy = "proxy"
+	modeTLS   = "tls"
+)
+
+// HTTPTable is one connection count of one mode: "hello" ("Hello,
+// World!"), "files" (GETs of the static file File of FileBytes bytes),
+// "proxy" (a reverse proxy to a "Hello, World!" backend) or "tls"
+// ("Hello, World!" over HTTPS; with Close, wrk sends "Connection: close",
+// so that each request has a connection and a TLS handshake of its own).
 type HTTPTable struct {
+	Mode      string
 	Conns     int
+	Close     bool   `json:",omitempty"`
 	File      string `json:",omitempty"`
 	FileBytes int64  `json:",omitempty"`
+	Baseline  string // the key of the row the ratios are to (net/http's)
 	Rows      []HTTPRow
 }
 
@@ -105,17 +119,37 @@ func summarizeHTTP(t *HTTPTable, baseline string) {
 }
 
 func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
-	var hello, files []string // what the tables measure
+	var hello, proxy, tls bool
+	var files []string // what the tables measure
 	for _, t := range rep.Tables {
-		if t.File == "" {
-			hello = []string{fmt.Sprintf("%q", "Hello, World!")}
-		} else if !slices.Contains(files, sizeLabel(t.FileBytes)) {
-			files = append(files, sizeLabel(t.FileBytes))
+		switch t.Mode {
+		case modeHello:
+			hello = true
+		case modeFiles:
+			if !slices.Contains(files, sizeLabel(t.FileBytes)) {
+				files = append(files, sizeLabel(t.FileBytes))
+			}
+		case modeProxy:
+			proxy = true
+		case modeTLS:
+			tls = true
 		}
 	}
-	what := hello
+	var what []string
+	if hello {
+		what = append(what, fmt.Sprintf("%q", "Hello, World!"))
+	}
 	if len(files) > 0 {
 		what = append(what, "static files of "+strings.Join(files, ", ")+" (http.FileServer)")
+	}
+	if proxy {
+		what = append(what, "a reverse proxy (httputil.ReverseProxy) to a \"Hello, World!\" backend")
+	}
+	if tls {
+		what = append(what, "\"Hello, World!\" over HTTPS")
+	}
+	if len(what) > 1 {
+		what = []string{strings.Join(what[:len(what)-1], ", "), what[len(what)-1]}
 	}
 	fmt.Fprintf(w, "## HTTP: %s, wrk -t%d (%s)\n\n", strings.Join(what, " and "), rep.Threads, rep.Wrk)
 	fmt.Fprintf(w, "%s, %s, %d CPUs; each server a process of its own; %.0f ms warm-up, then a %.0f ms window; median of %d repetitions, servers in rotating order",
@@ -123,26 +157,31 @@ func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
 	if rep.Load != "" {
 		fmt.Fprintf(w, "; load average %s at the start, %s at the end", rep.Load, rep.LoadAfter)
 	}
-	fmt.Fprintln(w, ".")
+	fmt.Fprintln(w, ". The ratios are to the net/http row of each table, repetition by repetition.")
 	if len(files) > 0 {
 		fmt.Fprintln(w, "\nStatic files: the servers serve http.FileServer over a directory of files that the run writes, one per size, and wrk GETs one of them over keep-alive connections per table; MiB/s counts the files' bytes alone.")
+	}
+	if proxy {
+		fmt.Fprintln(w, "\nReverse proxy: wrk GETs / through each proxy, an httputil.ReverseProxy to one backend for the whole run, ours with one loop serving \"Hello, World!\" (a process of its own; below, under Servers); net/http's proxy over a clone of http.DefaultTransport, ours over package httpclient's Transport on the loop that serves the request, MaxIdleConnsPerHost 1024 both. The server CPU and allocations are the proxy's alone.")
+	}
+	if tls {
+		fmt.Fprintln(w, "\nHTTPS: \"Hello, World!\" with a self-signed ECDSA P-256 certificate that the run writes, each server with its library's TLS defaults; over keep-alive connections, and, where wrk sends \"Connection: close\", a TCP connection and a TLS handshake per request. wrk resumes the TLS session when it reconnects, so that all but the first handshake of each of its connections are resumptions (in TLS 1.3: a key exchange, without the certificate's signature).")
 	}
 	if rep.Quick {
 		fmt.Fprintln(w, "\n--quick: a smoke run; the figures are not to be quoted.")
 	}
 	for _, t := range rep.Tables {
-		if t.File == "" {
-			fmt.Fprintf(w, "\n### %d connections\n\n", t.Conns)
+		fmt.Fprintf(w, "\n### %s\n\n", httpTableTitle(t))
+		if t.Mode != modeFiles {
 			fmt.Fprintln(w, "| server | requests/s | × net/http | p50 | p99 | server CPU/request | allocs/request | bytes/request |")
 			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
 		} else {
-			fmt.Fprintf(w, "\n### static file of %s (GET /%s), %d connections\n\n", sizeLabel(t.FileBytes), t.File, t.Conns)
 			fmt.Fprintln(w, "| server | requests/s | × net/http | MiB/s | p50 | p99 | server CPU/request | allocs/request | bytes/request |")
 			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 		}
 		for _, r := range t.Rows {
 			mibs := ""
-			if t.File != "" {
+			if t.Mode == modeFiles {
 				mibs = fmt.Sprintf(" %.0f |", r.Rate*float64(t.FileBytes)/(1<<20))
 			}
 			fmt.Fprintf(w, "| %s | %.0f | %s |%s %s | %s | %s | %s | %s |\n", r.Label, r.Rate,
@@ -167,6 +206,23 @@ func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
 	for _, s := range rep.Servers {
 		fmt.Fprintf(w, "- %s: `%s`\n", s.Label, strings.Join(s.Command, " "))
 	}
+}
+
+// httpTableTitle is the heading of t: what it measures, and how many
+// connections.
+func httpTableTitle(t HTTPTable) string {
+	switch t.Mode {
+	case modeFiles:
+		return fmt.Sprintf("static file of %s (GET /%s), %d connections", sizeLabel(t.FileBytes), t.File, t.Conns)
+	case modeProxy:
+		return fmt.Sprintf("reverse proxy to a hello backend, %d connections", t.Conns)
+	case modeTLS:
+		if t.Close {
+			return fmt.Sprintf("HTTPS, a handshake per request, %d connections", t.Conns)
+		}
+		return fmt.Sprintf("HTTPS keep-alive, %d connections", t.Conns)
+	}
+	return fmt.Sprintf("%q, %d connections", "Hello, World!", t.Conns)
 }
 
 // sizeLabel is n bytes as the tables say it: 1 KiB, 5 MiB, 100 B.

@@ -4,7 +4,7 @@
 //	eventloop drivers
 //	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
 //	eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
-//	eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false]
+//	eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false] [--proxy=false] [--tls=false]
 //	eventloop echo [--driver NAME] ADDR
 //
 // drivers lists the drivers this build offers, best first, and says which
@@ -74,6 +74,23 @@
 // and --hello=false the "Hello, World!" ones. An --against build that
 // does not know the files mode has no file rows, with a note.
 //
+// bench --http also measures reverse proxies: httputil.ReverseProxy in
+// net/http's server over a clone of http.DefaultTransport, and in ours
+// over package httpclient's Transport (one loop, and one per core, a
+// Transport per loop), MaxIdleConnsPerHost 1024 both, each a process of
+// its own, to one backend for the whole run (ours, one loop, "Hello,
+// World!"), at 16 and 128 connections (16 with --quick); the CPU time
+// and allocations are the proxy's. --proxy=false drops these tables.
+//
+// And HTTPS: "Hello, World!" over TLS with a self-signed ECDSA P-256
+// certificate for 127.0.0.1 that the run writes, from net/http
+// (ServeTLS), github.com/lesismal/nbio's nbhttp and ours (ServeTLS, one
+// loop and one per core), over keep-alive connections at 16 and 128
+// connections, and with a connection and a TLS handshake per request
+// (wrk sends "Connection: close") at 16, nbio left out there with a note
+// (keep-alive at 16 alone, without nbio, with --quick). --tls=false drops these tables. An --against build that does
+// not know the proxy or HTTPS mode has no rows in its tables, with a note.
+//
 // echo serves TCP echo on ADDR (host:port) until SIGINT or SIGTERM, one
 // fiber per connection written in blocking style: each suspends on the loop
 // whenever its socket would block (unix systems only).
@@ -90,6 +107,7 @@ const usage = `usage:
   eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
   eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
   eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false]
+                         [--proxy=false] [--tls=false]
   eventloop echo [--driver NAME] ADDR
 `
 

@@ -142,7 +142,7 @@ func TestBadArguments(t *testing.T) {
 		{"bench", "--files", "1k"},          // without --http
 		{"bench", "--net", "--hello=false"},
 		{"bench", "--http", "--files", "1x"},
-		{"bench", "--http", "--files", "none", "--hello=false"}, // no table
+		{"bench", "--http", "--files", "none", "--hello=false", "--proxy=false", "--tls=false"}, // no table
 	} {
 		var out, errOut bytes.Buffer
 		if code := run(args, &out, &errOut); code == 0 {
