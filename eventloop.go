@@ -106,8 +106,8 @@ func NewWithDriver(name string, opts ...Option) (*Loop, error) {
 		if selection.Known(name) {
 			what = "unavailable in this build"
 		}
-		return nil, fmt.Errorf("eventloop: driver %q is %s; available: %s: %w",
-			name, what, strings.Join(selection.Offered(), ", "), core.ErrUnsupported)
+		return nil, unsupportedError{fmt.Sprintf("eventloop: driver %q is %s; available: %s",
+			name, what, strings.Join(selection.Offered(), ", "))}
 	}
 	d, err := selection.New(name)
 	if err != nil {
@@ -115,6 +115,13 @@ func NewWithDriver(name string, opts ...Option) (*Loop, error) {
 	}
 	return core.New(d, opts...), nil
 }
+
+// unsupportedError matches core.ErrUnsupported without repeating its words
+// after a message that says the same.
+type unsupportedError struct{ msg string }
+
+func (e unsupportedError) Error() string        { return e.msg }
+func (e unsupportedError) Is(target error) bool { return target == core.ErrUnsupported }
 
 var defaultLoop struct {
 	sync.Mutex

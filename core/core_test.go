@@ -78,7 +78,7 @@ func TestSuspendFromMainDeadlock(t *testing.T) {
 	})
 	_, err := l.Suspension().Suspend()
 	require.ErrorIs(t, err, core.ErrDeadlock)
-	assert.Contains(t, err.Error(), "1 fibers suspended")
+	assert.Contains(t, err.Error(), "1 fiber suspended:")
 	assert.Contains(t, err.Error(), "TestSuspendFromMainDeadlock")
 }
 

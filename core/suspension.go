@@ -193,6 +193,12 @@ func (s *Suspension) wake(v any, err error, method string) {
 // deadlockError lists where every suspended fiber waits.
 func (l *Loop) deadlockError() error {
 	n, report := l.report()
+	switch n {
+	case 0:
+		return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); no fiber suspended", ErrDeadlock)
+	case 1:
+		return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); 1 fiber suspended:%s", ErrDeadlock, report)
+	}
 	return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); %d fibers suspended:%s", ErrDeadlock, n, report)
 }
 

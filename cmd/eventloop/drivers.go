@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ func driversCmd(args []string, w io.Writer) error {
 	l, err := eventloop.New()
 	if err != nil {
 		fmt.Fprintf(w, "          but New fails: %v\n", err)
-		return nil
+		return errors.New("New fails (above)")
 	}
 	return l.Close()
 }

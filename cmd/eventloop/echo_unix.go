@@ -26,6 +26,7 @@ import (
 // fiber per connection, written as a blocking Go server is.
 func echoCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
+	fs.SetOutput(stdout)
 	driver := fs.String("driver", "", "driver (default: what eventloop.New picks)")
 	loops := fs.Int("loops", runtime.NumCPU(), "loops, one goroutine and one listener each")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -57,8 +58,8 @@ func echoCmd(args []string, stdout io.Writer) error {
 	}
 	go func() {
 		ready.Wait()
-		fmt.Fprintf(stdout, "echo: listening on %s, driver %s; SIGINT or SIGTERM stops (%d loops)\n",
-			g.servers[0].addr, g.servers[0].l.Driver().Name(), len(g.servers))
+		fmt.Fprintf(stdout, "echo: listening on %s, driver %s; SIGINT or SIGTERM stops (%s)\n",
+			g.servers[0].addr, g.servers[0].l.Driver().Name(), plural(len(g.servers), "loop"))
 	}()
 	if *cpuprofile != "" {
 		stop, err := startCPUProfile(*cpuprofile)

@@ -81,3 +81,11 @@ func bytesStr(b int64) string {
 	}
 	return neg + strings.TrimSpace(fmt.Sprintf("%d B", b))
 }
+
+// plural is "1 loop", "2 loops".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -181,7 +181,7 @@ func httpServeCmd(args []string, stdout io.Writer) error {
 		what += ", a reverse proxy to " + target.String()
 	}
 	out.Lock()
-	fmt.Fprintf(stdout, "httpserve: %s on %s, driver %s, %d loops\n", what, lns[0].Addr(), ls[0].Driver().Name(), len(ls))
+	fmt.Fprintf(stdout, "httpserve: %s on %s, driver %s, %s\n", what, lns[0].Addr(), ls[0].Driver().Name(), plural(len(ls), "loop"))
 	out.Unlock()
 	errs := make([]error, len(ls))
 	var wg sync.WaitGroup

@@ -97,9 +97,12 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 const usage = `usage:
@@ -108,7 +111,10 @@ const usage = `usage:
   eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
   eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false]
                          [--proxy=false] [--tls=false]
-  eventloop echo [--driver NAME] ADDR
+  eventloop bench --net|--http ... [--against BINARY]
+  eventloop echo [--driver NAME] [--loops N] [--cpuprofile FILE] ADDR
+
+A command's --help lists its flags.
 `
 
 func main() {
@@ -139,8 +145,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "eventloop: unknown command %q\n%s", args[0], usage)
 		return 2
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0 // the flag set printed the command's flags
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "eventloop %s: %v\n", args[0], err)
+		// "eventloop echo: eventloop: driver ..." says eventloop once.
+		fmt.Fprintf(stderr, "eventloop %s: %s\n", args[0], strings.TrimPrefix(err.Error(), "eventloop: "))
 		return 1
 	}
 	return 0

@@ -151,6 +151,19 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
+// A command's --help lists its flags and exits 0, as the top-level help.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"bench", "--help"}, {"drivers", "--help"}, {"echo", "-h"}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Errorf("%q: exit %d: %s", args, code, errOut.String())
+		}
+		if out.Len()+errOut.Len() == 0 || strings.Contains(errOut.String(), "help requested") {
+			t.Errorf("%q: stdout %q, stderr %q", args, out.String(), errOut.String())
+		}
+	}
+}
+
 func TestPeersMarkdown(t *testing.T) {
 	raw := json.RawMessage(`{"driver":"x","runs":1,"rows":[{"case":"a","ops":1,"ns_op":2,"allocs_op":0}],
 		"ratios":[{"what":"a / b","value":3,"limit":"≥ 5×","met":false}]}`)
