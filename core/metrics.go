@@ -85,8 +85,12 @@ func (m Metrics) UtilizationSince(prev Metrics) Utilization {
 	return u
 }
 
-// HistogramBuckets is the number of buckets of a Histogram.
-const HistogramBuckets = 2 + histSub*histOctaves
+// HistogramBuckets is the number of buckets of a Histogram: one under
+// 1.024 µs, four per power of two up to 2^38 ns, one above.
+const HistogramBuckets = 114
+
+// The bucket count follows from the constants below.
+const _ = -uint(HistogramBuckets - (2 + histSub*histOctaves)) // compile error if not equal
 
 const (
 	histSub     = 4  // buckets per power of two: each spans at most 25% of its start

@@ -53,13 +53,18 @@ func Snapshot(l *core.Loop) map[string]any {
 			"p99":   sec(h.Quantile(0.99)),
 			"max":   sec(h.Max),
 		},
-		"slowest": map[string]any{
-			"id":      m.Slowest.ID.String(),
-			"kind":    m.Slowest.Kind,
-			"seconds": sec(m.Slowest.Took),
-		},
+		"slowest":     slowest(m.Slowest),
 		"age_seconds": sec(m.Age),
 	}
+}
+
+// slowest is Metrics.Slowest, or nil (JSON null) without the watchdog,
+// which alone measures it.
+func slowest(s core.SlowestCallback) any {
+	if s.Took == 0 {
+		return nil
+	}
+	return map[string]any{"id": s.ID.String(), "kind": s.Kind, "seconds": sec(s.Took)}
 }
 
 func sec(d time.Duration) float64 { return d.Seconds() }
