@@ -200,6 +200,9 @@ type Target struct {
 	Met    bool    `json:"met"`
 	// Interval is a 95% interval for Value, when it is an estimate with one.
 	Interval []float64 `json:"interval,omitempty"`
+	// Noise: not met, but the interval reaches the limit, so the run
+	// cannot tell (the markdown says "within noise", not "no").
+	Noise bool `json:"noise,omitempty"`
 }
 
 func bench(cfg benchConfig) (*Report, error) {

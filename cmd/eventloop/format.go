@@ -50,7 +50,10 @@ func writeMarkdown(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "\n## Targets\n\n| driver | target | measured | limit | met |\n|---|---|---:|---|---|\n")
 	for _, t := range rep.Targets {
 		met := "yes"
-		if !t.Met {
+		switch {
+		case t.Noise:
+			met = "within noise"
+		case !t.Met:
 			met = "**no**"
 		}
 		value := fmt.Sprintf("%.2f", t.Value)

@@ -193,3 +193,29 @@ func TestSVG(t *testing.T) {
 		t.Error("empty report: no error")
 	}
 }
+
+// A rule cost over its limit whose interval reaches the limit is within
+// noise, not a miss; one whose interval is all above it is a miss.
+func TestRuleCostNoise(t *testing.T) {
+	rep := &Report{Drivers: []DriverReport{{Driver: "x", Cost: []CostRow{
+		{Case: "spans zero", RuleCostPct: 3, RuleCostLowPct: -2, RuleCostHighPct: 8},
+		{Case: "above", RuleCostPct: 3, RuleCostLowPct: 2, RuleCostHighPct: 4},
+		{Case: "under", RuleCostPct: 0.5, RuleCostLowPct: -1, RuleCostHighPct: 2},
+	}}}}
+	verdict := map[string]string{}
+	for _, tg := range targets(rep) {
+		switch {
+		case tg.Noise:
+			verdict[tg.What] = "noise"
+		case tg.Met:
+			verdict[tg.What] = "met"
+		default:
+			verdict[tg.What] = "no"
+		}
+	}
+	for c, want := range map[string]string{"spans zero": "noise", "above": "no", "under": "met"} {
+		if got := verdict["rule cost, "+c+" (%, median of the pairs)"]; got != want {
+			t.Errorf("%s: %q, want %q", c, got, want)
+		}
+	}
+}
