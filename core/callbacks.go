@@ -23,11 +23,16 @@ type callback struct {
 	fn   func(CallbackID)
 	fdFn func(CallbackID, int)
 
+	// The next three serve timers and fd watchers, which never meet in one
+	// callback, differently (one set of fields keeps a callback at 80
+	// bytes): a timer's period, deadline and order in the heap; an fd
+	// watcher's file identity, device and inode (file, setFile), and the
+	// registration of its fd it holds (fds.go).
 	fd       int32
 	heapIdx  int32
-	interval time.Duration
-	deadline int64 // monotonic ns since the loop's epoch
-	seq      uint64
+	interval time.Duration // timer: the period; fd watcher: the file's device
+	deadline int64         // timer: monotonic ns since the loop's epoch; fd watcher: the file's inode
+	seq      uint64        // timer: order among equal deadlines; fd watcher: the registration it holds
 
 	// What signal watchers and tracing need, out of line: a callback is 80
 	// bytes instead of 120, which a loop holding a million of them feels.
