@@ -1,7 +1,9 @@
 // Package eventloop is the one import a program needs: it picks a driver
 // and makes loops, and gives the loop's types, options, errors and helpers
 // (Loop, CallbackID, Suspension, Await, WithWatchdog, ...) as aliases of
-// package core's, the scheduler, which documents them. The drivers live
+// package core's, the scheduler, which documents them: go doc shows a
+// type's methods there (go doc github.com/revoltgo/eventloop/core Loop,
+// go doc github.com/revoltgo/eventloop/core Loop.Defer). The drivers live
 // under drivers/.
 //
 // The examples start from New, then Queue, Defer, Delay, Repeat,

@@ -8,8 +8,23 @@
 #
 #   ci/test.sh          everything
 #   ci/test.sh quick    skip the cross-compile cells
+#
+# On a machine without them it first installs what the cells need, saying
+# so: libkqueue (Debian experimental), curl and wrk, Wine and MinGW with
+# the project's Wine prefix (ci/install-*.sh, through apt-get, with sudo
+# when not root; each is skipped when present). EVENTLOOP_NO_SETUP=1 skips
+# that, and the cells that need what is missing fail, naming it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${EVENTLOOP_NO_SETUP:-}" != 1 ]; then
+	for script in install-libkqueue install-http-tools install-wine; do
+		echo "setup: ci/$script.sh"
+		if ! bash "ci/$script.sh" 2>&1 | sed 's/^/setup:   /'; then
+			echo "setup: ci/$script.sh failed; the cells that need it will fail"
+		fi
+	done
+fi
 
 mode=${1:-full}
 failed_cells=0

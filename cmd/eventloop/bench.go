@@ -30,7 +30,7 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	driver := fs.String("driver", "", "measure this driver only (default: every driver this build offers)")
-	quick := fs.Bool("quick", false, "smaller sizes and fewer runs (well under 30 s)")
+	quick := fs.Bool("quick", false, "smaller sizes and fewer runs (about 5 s with a warm build cache; under a minute cold, the peers compiled)")
 	format := fs.String("format", "markdown", "output format: markdown or json")
 	peers := fs.Bool("peers", true, "also run the peers (module bench/, needs the go command and a clone)")
 	svg := fs.String("svg", "", "also draw resume depth and memory against N (first driver) into this SVG file")
