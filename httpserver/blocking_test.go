@@ -47,7 +47,8 @@ func fastRequests(t *testing.T, url string, n int) {
 	close(errs)
 	for err := range errs {
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err) // not Fatal: a test calls this from a goroutine of its own
+			return
 		}
 	}
 }
