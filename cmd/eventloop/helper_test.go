@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // testCommandEnv, set to 1, makes the test binary the eventloop command: it
@@ -15,5 +17,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testCommandEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
