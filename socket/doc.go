@@ -164,7 +164,9 @@
 // connect, so on the driver built on it a dial to a refused port waits
 // for its context there), UDP resets from ICMP messages (turned off as
 // net turns them off; Wine sends none), and Windows' own error messages
-// (Wine has none for most Winsock errnos).
+// (Wine has none for most Winsock errnos). Under Wine a reset that comes
+// while a read waits reads as the end of the stream on the stream driver:
+// Wine's WSAPoll reports it and keeps nothing of it (afd passes it on).
 //
 // # Sharing with fibers: what blocks the loop
 //
