@@ -26,6 +26,12 @@ func upstream() http.Handler {
 	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "Hello, World!")
 	})
+	mux.HandleFunc("/medium", func(w http.ResponseWriter, r *http.Request) {
+		// Small enough for the socket buffers: the handler's write ends
+		// whatever the client does (under Wine a write waiting on a peer
+		// that closed never ends).
+		w.Write(bigBody[:32<<10])
+	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(len(bigBody)))
 		w.Write(bigBody)

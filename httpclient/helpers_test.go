@@ -66,15 +66,43 @@ var callers = []struct {
 
 // connCounter counts the connections an httptest server accepts.
 type connCounter struct {
-	mu  sync.Mutex
-	new int
+	mu          sync.Mutex
+	new, closed int
+	changed     chan struct{} // a value at every close
 }
 
 func (c *connCounter) hook(_ net.Conn, s http.ConnState) {
-	if s == http.StateNew {
-		c.mu.Lock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch s {
+	case http.StateNew:
 		c.new++
+	case http.StateClosed:
+		c.closed++
+		if c.changed == nil {
+			c.changed = make(chan struct{}, 1)
+		}
+		select {
+		case c.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitClosed waits until the server has seen n connections close.
+func (c *connCounter) waitClosed(n int) {
+	for {
+		c.mu.Lock()
+		if c.closed >= n {
+			c.mu.Unlock()
+			return
+		}
+		if c.changed == nil {
+			c.changed = make(chan struct{}, 1)
+		}
+		ch := c.changed
 		c.mu.Unlock()
+		<-ch
 	}
 }
 

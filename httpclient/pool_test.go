@@ -68,7 +68,7 @@ func TestKeepAlive(t *testing.T) {
 					{"read to the end", plain, "/hello", -1, 1},
 					{"big body read to the end", plain, "/big", -1, 1},
 					{"chunked read to the end", plain, "/stream", -1, 1},
-					{"closed early", plain, "/big", 10, 5},
+					{"closed early", plain, "/medium", 10, 5},
 					{"no body", plain, "/nocontent", -1, 1},
 					{"server says close", plain, "/close", -1, 5},
 					{"DisableKeepAlives", func() *httpclient.Transport { return &httpclient.Transport{DisableKeepAlives: true} }, "/hello", -1, 5},
@@ -85,6 +85,9 @@ func TestKeepAlive(t *testing.T) {
 					})
 					tr.CloseIdleConnections()
 					assert.Equal(t, tc.conns, cc.count(), tc.name)
+					// Every connection the Transport let go reaches the
+					// server closed: a body closed early closes its socket.
+					cc.waitClosed(tc.conns)
 				}
 			})
 		}
