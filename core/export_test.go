@@ -26,3 +26,7 @@ func FDDeadline(p *FD, mode Interest, t time.Time) (kept, want int64) {
 	}
 	return d.deadline.Load(), int64(t.Sub(p.l.epoch)) + 1
 }
+
+// WatchdogParked reports whether l's watchdog goroutine sleeps until the
+// next run (it parks after two polls find no run).
+func WatchdogParked(l *Loop) bool { return l.wd != nil && l.wd.parked.Load() }

@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"context"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,27 +133,55 @@ func TestMetricsFromAnotherGoroutine(t *testing.T) {
 	assert.Equal(t, uint64(ticks), l.Metrics().Callbacks, "published when the run ended")
 }
 
+// blockingDriver is the timer driver that tells when the loop blocks in
+// it: each Wait with a timeout (the loop has nothing to do until an event,
+// a post or a timer) sends on blocked, if nobody has taken the last one.
+type blockingDriver struct {
+	*timerDriver
+	blocked chan struct{}
+}
+
+func newBlockingDriver() *blockingDriver {
+	return &blockingDriver{timerDriver: newTimerDriver(), blocked: make(chan struct{}, 1)}
+}
+
+func (d *blockingDriver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	if timeout != 0 {
+		select {
+		case d.blocked <- struct{}{}:
+		default:
+		}
+	}
+	return d.timerDriver.Wait(events, timeout)
+}
+
 // A loop blocked in its driver is idle, and a reading from another
-// goroutine counts the wait up to the call.
+// goroutine counts the wait up to the call. The loop stays blocked (an
+// hour's timer) until the test posts; the two readings are taken while it
+// is, so the time between them is all idle however loaded the machine.
 func TestMetricsIdleWhileBlocked(t *testing.T) {
-	l := newLoop(t)
-	var at sync.WaitGroup
-	at.Add(1)
-	l.Delay(60*time.Millisecond, func(core.CallbackID) {})
-	l.Defer(func(core.CallbackID) { at.Done() })
+	d := newBlockingDriver()
+	l := core.New(d)
+	t.Cleanup(func() { _ = l.Close() })
+	hold := l.Delay(time.Hour, func(core.CallbackID) {})
 	done := make(chan error)
 	go func() { done <- l.Run() }()
-	at.Wait()
-	time.Sleep(20 * time.Millisecond)
+	<-d.blocked
 	m1 := l.Metrics()
-	time.Sleep(20 * time.Millisecond)
+	t1 := time.Now()
+	time.Sleep(20 * time.Millisecond) // pacing: the loop is blocked until the post below
+	t2 := time.Now()
 	m2 := l.Metrics()
+	require.NoError(t, l.Post(func() { l.Cancel(hold) }))
 	require.NoError(t, <-done)
 	u := m2.UtilizationSince(m1)
-	assert.Greater(t, u.Idle, 10*time.Millisecond, "%+v", u)
-	assert.Less(t, u.Utilization, 0.5, "%+v", u)
+	// m1 read the clock before t1 and m2 after t2: at least t2 - t1 of
+	// wait lies between them, and nothing ran.
+	assert.GreaterOrEqual(t, u.Idle, t2.Sub(t1), "%+v", u)
+	assert.Zero(t, u.Active, "%+v", u)
+	assert.Zero(t, u.Utilization, "%+v", u)
 	whole := l.Metrics().UtilizationSince(core.Metrics{})
-	assert.Less(t, whole.Utilization, 0.5, "mostly waiting: %+v", whole)
+	assert.GreaterOrEqual(t, whole.Idle, u.Idle, "the whole run counts the wait: %+v", whole)
 	assert.InDelta(t, float64(l.Metrics().Running), float64(whole.Idle+whole.Active), 1)
 }
 
@@ -170,20 +200,23 @@ func TestMetricsAfterClose(t *testing.T) {
 	assert.NotPanics(t, func() { l.Metrics() })
 }
 
-// Stop from another goroutine wakes a loop blocked in its driver.
+// Stop from another goroutine wakes a loop blocked in its driver: the
+// Stop comes once the loop waits in the driver (not before it blocks,
+// which would only make it skip the wait), with a timer due in a minute.
+// Without the wakeup the run lasts until that timer (a hang guard that
+// fails the test, rather than a bound on speed).
 func TestStopFromAnotherGoroutine(t *testing.T) {
-	l := newLoop(t)
-	l.Delay(time.Hour, func(core.CallbackID) {})
-	started := make(chan struct{})
-	l.Defer(func(core.CallbackID) { close(started) })
+	d := newBlockingDriver()
+	l := core.New(d)
+	t.Cleanup(func() { _ = l.Close() })
+	fired := false
+	l.Delay(time.Minute, func(core.CallbackID) { fired = true })
 	go func() {
-		<-started
-		time.Sleep(10 * time.Millisecond)
+		<-d.blocked
 		l.Stop()
 	}()
-	begin := time.Now()
 	require.NoError(t, l.Run())
-	assert.Less(t, time.Since(begin), 10*time.Second)
+	assert.False(t, fired, "the run ended with the timer, not with Stop")
 }
 
 // RunContext returns ctx.Err() when ctx ends the run, nil when the loop
@@ -207,7 +240,9 @@ func TestRunContext(t *testing.T) {
 	l.Defer(func(core.CallbackID) {})
 	require.NoError(t, l.RunContext(ctx2))
 	cancel2()
-	time.Sleep(5 * time.Millisecond)
+	// The run's watcher of ctx2 is gone by now, or ends now; once it has,
+	// any stop it posted is queued before the next run.
+	watcherGone(t)
 	n := 0
 	l.Delay(2*time.Millisecond, func(core.CallbackID) { n++ })
 	require.NoError(t, l.Run())
@@ -229,4 +264,20 @@ func TestHistogramBuckets(t *testing.T) {
 	var h core.Histogram
 	assert.Zero(t, h.Quantile(0.5))
 	assert.Zero(t, h.Mean())
+}
+
+// watcherGone waits until no goroutine watches a RunContext's ctx (a hang
+// guard of a minute).
+func watcherGone(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		n := runtime.Stack(buf, true)
+		if !strings.Contains(string(buf[:n]), "core.(*Loop).stopWhenDone.func") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a RunContext's watcher of its ctx is still there")
+		}
+	}
 }

@@ -331,9 +331,20 @@ func TestOptions(t *testing.T) {
 		}
 		// RawConn.Read waits on the loop as Read does.
 		rc, _ := c.SyscallConn()
+		wrote := make(chan error, 1)
 		go func() {
-			time.Sleep(20 * time.Millisecond)
-			nc.Write([]byte("raw"))
+			// Once rc.Read waits (this goroutine runs the loop for it, in
+			// RunUntil): the data must come while it waits.
+			err := goroutineWaits(l)
+			if err == nil {
+				_, err = nc.Write([]byte("raw"))
+			}
+			wrote <- err
+		}()
+		defer func() {
+			if err := <-wrote; err != nil {
+				t.Error(err)
+			}
 		}()
 		buf := make([]byte, 16)
 		var raw []byte

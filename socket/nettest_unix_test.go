@@ -47,7 +47,9 @@ func TestUnixListenerRemovesItsFile(t *testing.T) {
 			_, err := ln.Accept()
 			res <- err
 		}()
-		time.Sleep(20 * time.Millisecond)
+		if err := goroutineWaits(l); err != nil {
+			t.Fatal(err)
+		}
 		ln.Close()
 		if err := <-res; !isClosedOp(err, "accept") {
 			t.Fatalf("Accept: %v", err)

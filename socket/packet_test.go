@@ -157,7 +157,9 @@ func TestPacketRoundTrip(t *testing.T) {
 				}
 				got <- err
 			}()
-			time.Sleep(10 * time.Millisecond)
+			if err := goroutineWaits(l); err != nil { // the datagram comes while it waits
+				t.Fatal(err)
+			}
 			if _, err := a.WriteTo([]byte("first"), b.LocalAddr()); err != nil {
 				t.Fatal(err)
 			}
@@ -500,7 +502,9 @@ func TestPacketCloseWhileWaiting(t *testing.T) {
 			_, _, err := g.ReadFrom(make([]byte, 8))
 			res <- err
 		}()
-		time.Sleep(20 * time.Millisecond)
+		if err := goroutineWaits(l); err != nil { // Close wakes it, not refuses it
+			t.Fatal(err)
+		}
 		g.Close()
 		if err := <-res; !isClosedOp(err, "read") {
 			t.Errorf("goroutine's ReadFrom woken by Close: %v", err)

@@ -238,7 +238,9 @@ func TestReadFromStalledPeer(t *testing.T) {
 			n, err := ours.ReadFrom(f) // from a goroutine, waiting
 			res <- result{n, err}
 		}()
-		time.Sleep(50 * time.Millisecond)
+		if err := goroutineWaits(l); err != nil { // Close wakes it, not refuses it
+			t.Fatal(err)
+		}
 		closed := make(chan error, 1)
 		l.Post(func() { closed <- ours.Close() }) // from a fiber
 		if err := <-closed; err != nil {
