@@ -105,7 +105,11 @@ func TestBlockingPprofProfile(t *testing.T) {
 		mux := http.NewServeMux()
 		mux.HandleFunc("/fast", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "Hello, World!") })
 		mux.Handle("/debug/pprof/", Blocking(http.HandlerFunc(pprof.Index)))
-		mux.Handle("/debug/pprof/profile", Blocking(http.HandlerFunc(pprof.Profile)))
+		started := make(chan struct{})
+		mux.Handle("/debug/pprof/profile", Blocking(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(started) // on the handler's own goroutine: the profile begins
+			pprof.Profile(w, r)
+		})))
 		ts := serve(t, l, &Server{Handler: mux})
 		type result struct {
 			status int
@@ -125,7 +129,7 @@ func TestBlockingPprofProfile(t *testing.T) {
 			resp.Body.Close()
 			prof <- result{resp.StatusCode, len(b), time.Now(), err}
 		}()
-		time.Sleep(100 * time.Millisecond)
+		<-started
 		sent := time.Now()
 		fastRequests(t, ts.url, 1)
 		answered := time.Now()
