@@ -4,11 +4,18 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 )
 
-// echoCmd serves on package socket, which needs a unix system.
+// echoCmd: the echo server's loops share its port with SO_REUSEPORT, which
+// Windows lacks (package socket itself serves there).
 func echoCmd(args []string, stdout io.Writer) error {
-	return fmt.Errorf("echo needs a unix system: %w", errors.ErrUnsupported)
+	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return fmt.Errorf("echo runs on Unix (its loops share a port with SO_REUSEPORT): %w", errors.ErrUnsupported)
 }

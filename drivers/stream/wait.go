@@ -3,6 +3,7 @@
 package stream
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -20,6 +21,15 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 		return 0, driver.ErrClosed
 	}
 	n, err := poll(d.pfds, pollTimeout(timeout))
+	if err != nil && errors.Is(err, errBadFd) {
+		// Wine fails the whole WSAPoll (WSAENOTSOCK) when a watched socket
+		// is closed during the call, where poll and Windows report POLLNVAL
+		// for its entry: mark the entries whose socket is gone so, and
+		// report them as a poll would have.
+		if dead := d.markGone(); dead > 0 {
+			n, err = dead, nil
+		}
+	}
 	if err != nil {
 		if err == errInterrupted {
 			return 0, nil
@@ -77,6 +87,21 @@ func (d *Driver) collect(events []driver.Event, n int) int {
 		d.dropDead()
 	}
 	return filled
+}
+
+// markGone sets POLLNVAL, and nothing else, on the entries whose socket
+// is no longer open (probe), and clears the others; it returns how many.
+func (d *Driver) markGone() int {
+	gone := 0
+	for i := 1; i < len(d.pfds); i++ {
+		d.pfds[i].Revents = 0
+		if probe(d.regs[i].fd) != nil {
+			d.pfds[i].Revents = pollNval
+			gone++
+		}
+	}
+	d.pfds[0].Revents = 0
+	return gone
 }
 
 // dropDead forgets every registration that Wait reported Closed. Walking
