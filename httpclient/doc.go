@@ -31,7 +31,7 @@
 // MaxIdleConns, MaxConnsPerHost (a request over the limit waits for a
 // connection) and IdleConnTimeout bound the pool; a body closed before its
 // end closes its connection. A connection that the server closed while it
-// was idle is not used again (the pool checks it before use on Unix), and
+// was idle is not used again (the pool peeks at it before use), and
 // a request that failed on a reused connection before any byte of a
 // response is retried once on a new one if it can be replayed (no body,
 // or GetBody, and an idempotent method), as net/http retries.
