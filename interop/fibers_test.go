@@ -128,13 +128,7 @@ func stallGorillaDefaultPong(t *testing.T, l *core.Loop, hold time.Duration) {
 	ev := newEvents()
 	big := payload(binary, bigMessage, 7)
 	var s stall
-	ts := serve(t, l, func(w http.ResponseWriter, r *http.Request) {
-		c, err := upgrader.Upgrade(w, r, nil)
-		if err != nil {
-			ev.add("upgrade: %v", err)
-			return
-		}
-		defer c.Close()
+	ts := serve(t, l, gorillaHandler(ev, func(c *gorilla.Conn) {
 		def := c.PingHandler()
 		c.SetPingHandler(func(p string) error {
 			ev.add("ping %s", p)
@@ -155,7 +149,7 @@ func stallGorillaDefaultPong(t *testing.T, l *core.Loop, hold time.Duration) {
 			}
 		}
 		writer.wait()
-	})
+	}))
 	c := newGorillaClient(t, ts.url)
 	expect(t, ev, "writer suspended")
 	if err := c.ping("p"); err != nil {
@@ -369,13 +363,7 @@ func TestGorillaPongHandedToWriter(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		ev := newEvents()
 		big := payload(binary, bigMessage, 7)
-		ts := serve(t, l, func(w http.ResponseWriter, r *http.Request) {
-			c, err := upgrader.Upgrade(w, r, nil)
-			if err != nil {
-				ev.add("upgrade: %v", err)
-				return
-			}
-			defer c.Close()
+		ts := serve(t, l, gorillaHandler(ev, func(c *gorilla.Conn) {
 			out := newOutbox(l)
 			c.SetPingHandler(func(p string) error {
 				ev.add("ping %s", p)
@@ -396,7 +384,7 @@ func TestGorillaPongHandedToWriter(t *testing.T) {
 			}
 			out.close()
 			writer.wait()
-		})
+		}))
 		c := newGorillaClient(t, ts.url)
 		expect(t, ev, "writer suspended")
 		if err := c.ping("p"); err != nil {
@@ -427,13 +415,7 @@ func TestGorillaTwoWriters(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		ev := newEvents()
 		big := payload(binary, bigMessage, 7)
-		ts := serve(t, l, func(w http.ResponseWriter, r *http.Request) {
-			c, err := upgrader.Upgrade(w, r, nil)
-			if err != nil {
-				ev.add("upgrade: %v", err)
-				return
-			}
-			defer c.Close()
+		ts := serve(t, l, gorillaHandler(ev, func(c *gorilla.Conn) {
 			first := writerSuspended(l, ev, func() error { return c.WriteMessage(binary, big) })
 			second := startFiber(l, func() {
 				defer func() { ev.add("second writer: panic: %v", recover()) }()
@@ -446,7 +428,7 @@ func TestGorillaTwoWriters(t *testing.T) {
 					break
 				}
 			}
-		})
+		}))
 		c := newGorillaClient(t, ts.url)
 		expect(t, ev, "writer suspended")
 		expect(t, ev, "second writer: panic: concurrent write to websocket connection")
@@ -688,4 +670,18 @@ func TestCoderBlocking(t *testing.T) {
 		})).ServeHTTP)
 		checkCoderSafe(t, ts, ev, big)
 	})
+}
+
+// gorillaHandler upgrades with gorilla's upgrader, reports a failed
+// upgrade to ev, and runs f on the conn, closed when f returns.
+func gorillaHandler(ev events, f func(c *gorilla.Conn)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			ev.add("upgrade: %v", err)
+			return
+		}
+		defer c.Close()
+		f(c)
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	gorilla "github.com/gorilla/websocket"
+
+	"github.com/revoltgo/eventloop/internal/fdlimit"
 )
 
 // The client, a process of its own (wsbench -client echo|idle), run by the
@@ -52,7 +54,7 @@ func dial(addr string) (*gorilla.Conn, error) {
 
 // runClient is wsbench -client MODE.
 func runClient(mode, addr string, conns, size, dialers int) error {
-	if err := raiseFileLimit(); err != nil {
+	if _, err := fdlimit.RaiseAll(); err != nil {
 		fmt.Fprintln(os.Stderr, "wsbench client: RLIMIT_NOFILE:", err)
 	}
 	cs, err := dialAll(addr, conns, dialers)

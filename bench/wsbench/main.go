@@ -70,6 +70,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/revoltgo/eventloop/internal/fdlimit"
 )
 
 // The servers, in the order of the tables; the first is the baseline.
@@ -178,7 +180,7 @@ type idleResult struct {
 
 func run(cfg config, w io.Writer) error {
 	began := time.Now()
-	if err := raiseFileLimit(); err != nil {
+	if _, err := fdlimit.RaiseAll(); err != nil {
 		fmt.Fprintln(os.Stderr, "wsbench: RLIMIT_NOFILE:", err)
 	}
 	var lim syscall.Rlimit
@@ -746,17 +748,4 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// raiseFileLimit raises the soft RLIMIT_NOFILE to the hard limit.
-func raiseFileLimit() error {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return err
-	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
-	return nil
 }

@@ -60,6 +60,7 @@ import (
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
+	"github.com/revoltgo/eventloop/internal/fdlimit"
 	"github.com/revoltgo/eventloop/socket"
 )
 
@@ -185,7 +186,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := raiseFileLimit(); err != nil {
+	if _, err := fdlimit.RaiseAll(); err != nil {
 		fmt.Fprintln(os.Stderr, "wspeers: RLIMIT_NOFILE:", err)
 	}
 	stopProfile := func() {}
@@ -250,17 +251,4 @@ func writeHeapProfile(path string) error {
 		return err
 	}
 	return errors.Join(pprof.Lookup("heap").WriteTo(f, 0), f.Close())
-}
-
-// raiseFileLimit raises the soft RLIMIT_NOFILE to the hard limit.
-func raiseFileLimit() error {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return err
-	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		return syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
-	}
-	return nil
 }
