@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -799,6 +800,7 @@ var badCases = []badCase{
 		name:  "ClosedBehindBack",
 		modes: bodyModes,
 		skip:  skipClosedBehind,
+		check: checkClosedBehind,
 		body:  func(x *badEnv) { closedBehind(x, false, false) },
 	},
 	{
@@ -810,6 +812,7 @@ var badCases = []badCase{
 		name:  "ClosedBehindBackAfterAWait",
 		modes: bodyModes,
 		skip:  skipClosedBehind,
+		check: checkClosedBehind,
 		body:  func(x *badEnv) { closedBehind(x, true, false) },
 	},
 	{
@@ -821,6 +824,7 @@ var badCases = []badCase{
 		name:  "ClosedBehindBackAfterAWaitAndData",
 		modes: bodyModes,
 		skip:  skipClosedBehind,
+		check: checkClosedBehind,
 		body:  func(x *badEnv) { closedBehind(x, true, true) },
 	},
 	{
@@ -907,6 +911,21 @@ func skipClosedBehind() string {
 
 // closedBehind is the case of a descriptor closed behind the conn's back,
 // after a wait or not, and with data nobody waited for after it or not.
+// checkClosedBehind is sameObs but for the first Close on Windows: there
+// the Close of a handle closed behind the conn's back fails, or succeeds
+// on another socket that took the number meanwhile, by chance (net's did
+// both under Wine, run to run), so neither side's result is compared.
+func checkClosedBehind(t *testing.T, ours, nets []badObs) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		drop := func(obs []badObs) []badObs {
+			return slices.DeleteFunc(slices.Clone(obs), func(o badObs) bool { return o.what == "Close" })
+		}
+		ours, nets = drop(ours), drop(nets)
+	}
+	sameObs(t, ours, nets)
+}
+
 func closedBehind(x *badEnv, waited, data bool) {
 	a, peer := x.pair()
 	if a == nil {
