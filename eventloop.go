@@ -35,18 +35,18 @@ package eventloop
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/revoltgo/eventloop/core"
-	"github.com/revoltgo/eventloop/internal/selection"
 )
 
 // EnvDriver is the environment variable that names the driver New picks.
 const EnvDriver = "EVENTLOOP_DRIVER"
 
 // Drivers returns the names of the drivers this build offers, best first.
-func Drivers() []string { return selection.Offered() }
+func Drivers() []string { return slices.Clone(platformDrivers) }
 
 // DefaultDriver returns the name of the driver New would pick now: the
 // value of EVENTLOOP_DRIVER as it is (New fails if this build does not
@@ -69,10 +69,10 @@ func pick() (name, why string) {
 	if env := os.Getenv(EnvDriver); env != "" {
 		return env, "env"
 	}
-	if selection.Tag != "" {
-		return selection.Tag, "tag"
+	if driverTag != "" {
+		return driverTag, "tag"
 	}
-	if offered := selection.Offered(); len(offered) > 0 {
+	if offered := platformDrivers; len(offered) > 0 {
 		return offered[0], "platform"
 	}
 	return "", "platform"
@@ -103,19 +103,31 @@ func NewWithDriver(name string, opts ...Option) (*Loop, error) {
 	if _, err := core.DebugSlowFromEnv(); err != nil {
 		return nil, err
 	}
-	if !selection.Offers(name) {
+	d, err := NewDriver(name)
+	if err != nil {
+		return nil, err
+	}
+	return core.New(d, opts...), nil
+}
+
+// NewDriver makes the named driver alone, as NewWithDriver does before it
+// hands it to core.New: for a program that wraps a driver (to count its
+// calls, say) before it makes a loop on it. The loop made on it owns it;
+// without one, the caller closes it.
+func NewDriver(name string) (core.Driver, error) {
+	if !offersDriver(name) {
 		what := "unknown"
-		if selection.Known(name) {
+		if knownDriver(name) {
 			what = "unavailable in this build"
 		}
 		return nil, unsupportedError{fmt.Sprintf("eventloop: driver %q is %s; available: %s",
-			name, what, strings.Join(selection.Offered(), ", "))}
+			name, what, strings.Join(platformDrivers, ", "))}
 	}
-	d, err := selection.New(name)
+	d, err := newDriver(name)
 	if err != nil {
 		return nil, fmt.Errorf("eventloop: driver %q: %w", name, err)
 	}
-	return core.New(d, opts...), nil
+	return d, nil
 }
 
 // unsupportedError matches core.ErrUnsupported without repeating its words

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/revoltgo/eventloop/core"
-	"github.com/revoltgo/eventloop/internal/scenario"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -18,16 +17,16 @@ func nestingCases() []Case {
 	for _, n := range []int{10, 100, 1000} {
 		cs = append(cs,
 			Case{fmt.Sprintf("ResumedQueueFibersDoNotNestInEachOther/N=%d", n), func(t *testing.T, l *core.Loop) {
-				assertNotNested(t, scenario.QueueFibers(l, n))
+				assertNotNested(t, ScenarioQueueFibers(l, n))
 			}},
 			Case{fmt.Sprintf("ResumedCallbackFibersDoNotNestInEachOther/N=%d", n), func(t *testing.T, l *core.Loop) {
-				assertNotNested(t, scenario.CallbackFibers(l, n))
+				assertNotNested(t, ScenarioCallbackFibers(l, n))
 			}},
 		)
 	}
 	return append(cs,
 		Case{"ResumedQueueFiberLeavesCallbacksToCurrentCallbackFiber", func(t *testing.T, l *core.Loop) {
-			r := scenario.QueueFiberLeavesCallbacks(l)
+			r := ScenarioQueueFiberLeavesCallbacks(l)
 			require.NoError(t, r.RunErr)
 			assert.Equal(t, []string{"D1", "A resumed", "D2"}, r.Log)
 			assert.Equal(t, r.D1, r.D2, "D1 and D2 run on the same callback fiber")
@@ -36,7 +35,7 @@ func nestingCases() []Case {
 			assert.Zero(t, r.LiveEnd, "fibers live after Run")
 		}},
 		Case{"ResumedFibersKeepMicrotaskOrder", func(t *testing.T, l *core.Loop) {
-			log, err := scenario.MicrotaskOrder(l)
+			log, err := scenarioMicrotaskOrder(l)
 			require.NoError(t, err)
 			assert.Equal(t, []string{
 				"fiber 0", "between 0", "fiber 1", "between 1", "fiber 2", "between 2",
@@ -44,7 +43,7 @@ func nestingCases() []Case {
 			}, log)
 		}},
 		Case{"ExceptionFromResumedFiberStopsNextMicrotask", func(t *testing.T, l *core.Loop) {
-			r := scenario.ExceptionStopsNextMicrotask(l)
+			r := scenarioExceptionStops(l)
 			require.True(t, r.UncaughtMatch, "first Run returns an *UncaughtError, got %v", r.FirstErr)
 			assert.Equal(t, "boom", r.Uncaught.Value)
 			assert.Contains(t, r.FirstErr.Error(), "boom")
@@ -55,7 +54,7 @@ func nestingCases() []Case {
 	)
 }
 
-func assertNotNested(t *testing.T, r *scenario.Resumed) {
+func assertNotNested(t *testing.T, r *Resumed) {
 	t.Helper()
 	require.NoError(t, r.RunErr)
 	require.Equal(t, r.N, r.Resumed, "every fiber resumed")

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/revoltgo/eventloop/internal/drainrule"
 )
 
 // cacheLine is twice a cache line: the CPUs this runs on fetch lines in
@@ -71,7 +73,7 @@ type Loop struct {
 	poolMax      int
 	fibers       fiberList // every fiber goroutine, pooled or not
 	nextFiber    uint64
-	nesting      bool // the drain rule switched off: tests and the bench only
+	nesting      bool // the drain rule switched off: tests and the bench only (drainrule.Off)
 	mainSusp     *Suspension
 	mainWait     *Suspension // the main Suspend in progress
 	mainIntr     interrupt   // what the loop fiber handed main
@@ -160,7 +162,14 @@ func New(d Driver, opts ...Option) *Loop {
 	if d == nil {
 		panic("eventloop: New called with a nil Driver")
 	}
+	nesting := false
+	if o, ok := d.(interface {
+		WithoutDrainRule(drainrule.Key) Driver
+	}); ok {
+		d, nesting = o.WithoutDrainRule(drainrule.Key{}), true
+	}
 	l := &Loop{
+		nesting: nesting,
 		driver:  d,
 		poolMax: 256,
 		epoch:   time.Now(),

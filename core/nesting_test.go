@@ -3,8 +3,9 @@ package core_test
 import (
 	"testing"
 
+	"github.com/revoltgo/eventloop/conformance"
 	"github.com/revoltgo/eventloop/core"
-	"github.com/revoltgo/eventloop/internal/scenario"
+	"github.com/revoltgo/eventloop/internal/drainrule"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,24 +15,38 @@ import (
 // the rule they pass: package conformance runs them on every driver; the
 // tests below also run them with the rule on, as a control.)
 
+// nestedLoop makes a loop with the rule switched off (nesting) through the
+// seam the bench command uses, or on.
 func nestedLoop(t *testing.T, nesting bool) *core.Loop {
-	l := newLoop(t)
-	core.SetNesting(l, nesting)
+	d := newTimerDriver()
+	var drv core.Driver = d
+	if nesting {
+		drv = drainrule.Off(d)
+	}
+	l := core.New(drv)
+	t.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	if l.Driver() != core.Driver(d) {
+		t.Fatalf("Driver() = %T, want the wrapped driver itself", l.Driver())
+	}
 	return l
 }
 
 func TestRuleOffQueueFibersNest(t *testing.T) {
 	for _, n := range []int{10, 100} {
-		off := scenario.QueueFibers(nestedLoop(t, true), n)
-		on := scenario.QueueFibers(nestedLoop(t, false), n)
+		off := conformance.ScenarioQueueFibers(nestedLoop(t, true), n)
+		on := conformance.ScenarioQueueFibers(nestedLoop(t, false), n)
 		assertNesting(t, off, on)
 	}
 }
 
 func TestRuleOffCallbackFibersNest(t *testing.T) {
 	for _, n := range []int{10, 100} {
-		off := scenario.CallbackFibers(nestedLoop(t, true), n)
-		on := scenario.CallbackFibers(nestedLoop(t, false), n)
+		off := conformance.ScenarioCallbackFibers(nestedLoop(t, true), n)
+		on := conformance.ScenarioCallbackFibers(nestedLoop(t, false), n)
 		assertNesting(t, off, on)
 	}
 }
@@ -39,7 +54,7 @@ func TestRuleOffCallbackFibersNest(t *testing.T) {
 // assertNesting: without the rule the depth grows by a constant per fiber,
 // the previous fiber is still running when the next goes on, and resumed
 // fibers stay parked after Run (in Go: leaked goroutines, until Close).
-func assertNesting(t *testing.T, off, on *scenario.Resumed) {
+func assertNesting(t *testing.T, off, on *conformance.Resumed) {
 	t.Helper()
 	require.NoError(t, off.RunErr)
 	require.Equal(t, off.N, off.Resumed)
@@ -60,14 +75,14 @@ func assertNesting(t *testing.T, off, on *scenario.Resumed) {
 }
 
 func TestRuleOffLaterCallbacksRunOnResumedFiber(t *testing.T) {
-	off := scenario.QueueFiberLeavesCallbacks(nestedLoop(t, true))
+	off := conformance.ScenarioQueueFiberLeavesCallbacks(nestedLoop(t, true))
 	require.NoError(t, off.RunErr)
 	assert.Equal(t, []string{"D1", "A resumed", "D2"}, off.Log)
 	assert.Equal(t, off.A, off.D2, "without the rule D2 runs on A's fiber")
 	assert.NotEqual(t, off.D1, off.D2)
 	assert.False(t, off.AFinishedAt2)
 
-	on := scenario.QueueFiberLeavesCallbacks(nestedLoop(t, false))
+	on := conformance.ScenarioQueueFiberLeavesCallbacks(nestedLoop(t, false))
 	assert.Equal(t, on.D1, on.D2)
 	assert.True(t, on.AFinishedAt2)
 }

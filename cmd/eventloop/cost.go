@@ -6,7 +6,7 @@ import (
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
-	"github.com/revoltgo/eventloop/internal/hooks"
+	"github.com/revoltgo/eventloop/internal/drainrule"
 )
 
 // costCase is one case of Table 2. prepare registers the work on a fresh
@@ -190,11 +190,10 @@ func prepFibersOneTick(l *core.Loop, ops int) func() error {
 // costRun times one case once on a fresh loop made with opts; Close is not
 // timed.
 func costRun(driver string, c costCase, rule bool, opts ...core.Option) (sample, error) {
-	l, err := eventloop.NewWithDriver(driver, opts...)
+	l, err := newBenchLoop(driver, rule, opts...)
 	if err != nil {
 		return sample{}, err
 	}
-	hooks.SetNesting(l, !rule)
 	fn := c.prepare(l, c.ops)
 	s, err := timed(fn)
 	return s, errors.Join(err, l.Close())
@@ -258,4 +257,17 @@ func floorChannelHandoff(ops int) func() error {
 		<-pong
 		return nil
 	}
+}
+
+// newBenchLoop makes a loop on the named driver with the drain rule on or,
+// for the tables that put a number on it, off.
+func newBenchLoop(name string, rule bool, opts ...core.Option) (*core.Loop, error) {
+	d, err := eventloop.NewDriver(name)
+	if err != nil {
+		return nil, err
+	}
+	if !rule {
+		d = drainrule.Off(d)
+	}
+	return core.New(d, opts...), nil
 }

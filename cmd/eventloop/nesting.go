@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
-	"github.com/revoltgo/eventloop/internal/hooks"
 )
 
 // NestingRow is one line of Table 1: N fibers suspended and all resumed in
@@ -62,11 +60,10 @@ func nesting(driver string, n int, rule bool) (NestingRow, error) {
 	row := NestingRow{Driver: driver, N: n, Rule: rule}
 	g0 := runtime.NumGoroutine()
 	m0, s0 := memInUse()
-	l, err := eventloop.NewWithDriver(driver)
+	l, err := newBenchLoop(driver, rule)
 	if err != nil {
 		return row, err
 	}
-	hooks.SetNesting(l, !rule)
 	susp := make([]*core.Suspension, n)
 	depths := make([]int, n)
 	errs := make([]error, 0, n)

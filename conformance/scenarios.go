@@ -1,8 +1,10 @@
-// Package scenario holds the five scenarios of the non-nesting drain rule
-// (named as in the upstream change), written once and measured as data: the
-// conformance suite asserts what they must show with the rule, and the
-// core's own tests assert what they show with the rule switched off.
-package scenario
+package conformance
+
+// The five scenarios of the non-nesting drain rule (named as in the
+// upstream change), written once and measured as data: nesting.go asserts
+// what they must show with the rule, on every driver, and the core's own
+// tests assert what the first three show with the rule switched off (so
+// those three are exported).
 
 import (
 	"errors"
@@ -27,16 +29,16 @@ type Resumed struct {
 // on: one fiber fewer was live.
 func (r *Resumed) PrevFinished(i int) bool { return r.Live[i] == r.Live[i-1]-1 }
 
-// QueueFibers is ResumedQueueFibersDoNotNestInEachOther: N queued closures
+// ScenarioQueueFibers is ResumedQueueFibersDoNotNestInEachOther: N queued closures
 // suspend; one Defer resumes them all in order.
-func QueueFibers(l *core.Loop, n int) *Resumed {
+func ScenarioQueueFibers(l *core.Loop, n int) *Resumed {
 	return resumed(l, n, func(body func()) { l.Queue(body) })
 }
 
-// CallbackFibers is ResumedCallbackFibersDoNotNestInEachOther: the same
+// ScenarioCallbackFibers is ResumedCallbackFibersDoNotNestInEachOther: the same
 // with the suspending closures registered by Defer, and the resumer an
 // (N+1)-th Defer that runs last in the same tick.
-func CallbackFibers(l *core.Loop, n int) *Resumed {
+func ScenarioCallbackFibers(l *core.Loop, n int) *Resumed {
 	return resumed(l, n, func(body func()) { l.Defer(func(core.CallbackID) { body() }) })
 }
 
@@ -83,11 +85,11 @@ type LeavesCallbacks struct {
 	AFinishedAt2 bool // one fiber fewer was live in D2 than in D1: A had returned
 }
 
-// QueueFiberLeavesCallbacks is
+// ScenarioQueueFiberLeavesCallbacks is
 // ResumedQueueFiberLeavesCallbacksToCurrentCallbackFiber: Queue(A) (A
 // suspends, then logs "A resumed"), Defer(D1) (logs "D1", resumes A),
 // Defer(D2) (logs "D2"). D2 must run on D1's fiber, after A returned.
-func QueueFiberLeavesCallbacks(l *core.Loop) *LeavesCallbacks {
+func ScenarioQueueFiberLeavesCallbacks(l *core.Loop) *LeavesCallbacks {
 	r := &LeavesCallbacks{}
 	var a *core.Suspension
 	l.Queue(func() {
@@ -115,11 +117,11 @@ func QueueFiberLeavesCallbacks(l *core.Loop) *LeavesCallbacks {
 	return r
 }
 
-// MicrotaskOrder is ResumedFibersKeepMicrotaskOrder: three queued fibers
+// scenarioMicrotaskOrder is ResumedFibersKeepMicrotaskOrder: three queued fibers
 // suspend; after resuming, fiber i logs "fiber i" and queues "after i". One
 // Defer resumes fiber i and queues "between i" for i = 0..2, then defers
 // "next tick". It returns the log and Run's error.
-func MicrotaskOrder(l *core.Loop) ([]string, error) {
+func scenarioMicrotaskOrder(l *core.Loop) ([]string, error) {
 	var log []string
 	names := []string{"0", "1", "2"}
 	susp := make([]*core.Suspension, 3)
@@ -144,8 +146,8 @@ func MicrotaskOrder(l *core.Loop) ([]string, error) {
 	return log, err
 }
 
-// PanicStops is what scenario 5 measures.
-type PanicStops struct {
+// panicStops is what scenario 5 measures.
+type panicStops struct {
 	FirstErr      error
 	FlagAfter1    bool
 	SecondErr     error
@@ -154,14 +156,14 @@ type PanicStops struct {
 	UncaughtMatch bool // errors.As found an *UncaughtError
 }
 
-// ExceptionStopsNextMicrotask is
+// scenarioExceptionStops is
 // ExceptionFromResumedFiberStopsNextMicrotask: without an error handler, a
 // queued fiber suspends and panics with "boom" after resuming; a Defer
 // resumes it and then queues a microtask that sets a flag. The first Run
 // must return the panic with the flag still false; the second Run returns
 // nil with the flag set.
-func ExceptionStopsNextMicrotask(l *core.Loop) *PanicStops {
-	r := &PanicStops{}
+func scenarioExceptionStops(l *core.Loop) *panicStops {
+	r := &panicStops{}
 	flag := false
 	var s *core.Suspension
 	l.Queue(func() {

@@ -1,6 +1,6 @@
 //go:build linux && cgo && eventloop_libkqueue
 
-package selection
+package eventloop
 
 // kqueue over libkqueue is offered for testing; epoll stays the best.
-var offered = []string{"epoll", "kqueue", "netpoll", "stream"}
+var platformDrivers = []string{"epoll", "kqueue", "netpoll", "stream"}

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package selection
+package eventloop
 
 // No driver works where there is no poller (js, wasip1, plan9).
-var offered = []string{}
+var platformDrivers = []string{}

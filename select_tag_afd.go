@@ -1,5 +1,5 @@
 //go:build eventloop_afd
 
-package selection
+package eventloop
 
 const at_most_one_eventloop_driver_build_tag = "afd"

@@ -1,6 +1,6 @@
 //go:build unix && !linux && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd && !aix
 
-package selection
+package eventloop
 
 // Solaris, illumos and the rest: the runtime's poller and poll(2).
-var offered = []string{"netpoll", "stream"}
+var platformDrivers = []string{"netpoll", "stream"}

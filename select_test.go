@@ -1,4 +1,4 @@
-package selection
+package eventloop
 
 import (
 	"slices"
@@ -10,48 +10,48 @@ import (
 // name, and the tag names a known driver.
 func TestOfferedAreKnownAndMadeByName(t *testing.T) {
 	seen := map[string]bool{}
-	for _, name := range Offered() {
+	for _, name := range Drivers() {
 		if seen[name] {
 			t.Errorf("%q is offered twice", name)
 		}
 		seen[name] = true
-		if !Known(name) || !Offers(name) {
-			t.Errorf("%q is offered but Known = %v, Offers = %v", name, Known(name), Offers(name))
+		if !knownDriver(name) || !offersDriver(name) {
+			t.Errorf("%q is offered but knownDriver = %v, offersDriver = %v", name, knownDriver(name), offersDriver(name))
 		}
-		d, err := New(name)
+		d, err := newDriver(name)
 		if err != nil {
-			t.Errorf("New(%q): %v", name, err)
+			t.Errorf("newDriver(%q): %v", name, err)
 			continue
 		}
 		if got := d.Name(); got != name {
-			t.Errorf("New(%q) made a driver named %q", name, got)
+			t.Errorf("newDriver(%q) made a driver named %q", name, got)
 		}
 		if err := d.Close(); err != nil {
 			t.Errorf("Close of %q: %v", name, err)
 		}
 	}
-	if Tag != "" && !Known(Tag) {
-		t.Errorf("the build tag names %q, which is no driver", Tag)
+	if driverTag != "" && !knownDriver(driverTag) {
+		t.Errorf("the build tag names %q, which is no driver", driverTag)
 	}
 }
 
 func TestOfferedIsACopy(t *testing.T) {
-	a := Offered()
+	a := Drivers()
 	if len(a) == 0 {
 		t.Skip("this platform offers no driver")
 	}
 	a[0] = "changed"
-	if slices.Contains(Offered(), "changed") {
-		t.Error("Offered returned the package's own slice")
+	if slices.Contains(Drivers(), "changed") {
+		t.Error("Drivers returned the package's own slice")
 	}
 }
 
 func TestNewUnknownNameFails(t *testing.T) {
-	if Known("select") {
+	if knownDriver("select") {
 		t.Fatal(`"select" is known`)
 	}
-	d, err := New("select")
+	d, err := newDriver("select")
 	if err == nil || d != nil {
-		t.Fatalf("New(%q) = %v, %v; want nil and an error", "select", d, err)
+		t.Fatalf("newDriver(%q) = %v, %v; want nil and an error", "select", d, err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build windows
 
-package selection
+package eventloop
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 
 // Windows offers afd first (the default) and stream after it.
 func TestWindowsOffersAFDFirst(t *testing.T) {
-	if got, want := Offered(), []string{"afd", "stream"}; !slices.Equal(got, want) {
-		t.Fatalf("Offered() = %v, want %v", got, want)
+	if got, want := Drivers(), []string{"afd", "stream"}; !slices.Equal(got, want) {
+		t.Fatalf("Drivers() = %v, want %v", got, want)
 	}
 }

@@ -1,7 +1,7 @@
 //go:build windows
 
-package selection
+package eventloop
 
 // Sockets only, named by their SOCKET handle: AFD polls (afd), which cost
 // O(ready), before WSAPoll (stream), which costs O(watched).
-var offered = []string{"afd", "stream"}
+var platformDrivers = []string{"afd", "stream"}

@@ -1,5 +1,0 @@
-//go:build darwin || dragonfly || freebsd || netbsd || openbsd
-
-package selection
-
-var offered = []string{"kqueue", "netpoll", "stream"}
