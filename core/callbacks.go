@@ -23,19 +23,23 @@ type callback struct {
 	fn   func(CallbackID)
 	fdFn func(CallbackID, int)
 
-	// The next three serve timers and fd watchers, which never meet in one
-	// callback, differently (one set of fields keeps a callback at 80
-	// bytes): a timer's period, deadline and order in the heap; an fd
-	// watcher's file identity, device and inode (file, setFile), and the
-	// registration of its fd it holds (fds.go).
-	fd       int32
-	heapIdx  int32
-	interval time.Duration // timer: the period; fd watcher: the file's device
-	deadline int64         // timer: monotonic ns since the loop's epoch; fd watcher: the file's inode
-	seq      uint64        // timer: order among equal deadlines; fd watcher: the registration it holds
+	fd      int32 // fd watcher: its fd
+	heapIdx int32 // timer: its place in the heap (-1: none)
 
-	// What signal watchers and tracing need, out of line: a callback is 80
-	// bytes instead of 120, which a loop holding a million of them feels.
+	// A timer's schedule.
+	interval time.Duration // the period (Repeat), the delay (Delay)
+	deadline int64         // monotonic ns since the loop's epoch
+	seq      uint64        // order among equal deadlines
+
+	// An fd watcher's file: the identity of the file its fd named when it
+	// was made (file, setFile), and the registration of its fd it holds
+	// (fds.go). Fields of their own rather than the timer's: a callback is
+	// 104 bytes instead of 80, and no field means two things.
+	file fileID
+	held uint64
+
+	// What signal watchers and tracing need, out of line: a loop holding
+	// a million callbacks feels every word of them.
 	extra *callbackExtra
 }
 

@@ -63,15 +63,9 @@ func (l *Loop) drain(self *fiber) {
 			} else {
 				continue
 			}
-			if l.cbFiber != self && !l.nesting {
-				return // the rule: a resumed fiber does not drain
-			}
-			if self.locals != nil {
-				clear(self.locals)
-			}
-			if l.intr.set {
-				self.park()
-				if l.closing {
+			// One branch in the common case, as in microtaskBatch.
+			if l.cbFiber != self || self.locals != nil || l.intr.set {
+				if !l.afterUserRun(self) {
 					return
 				}
 			}
@@ -95,12 +89,10 @@ func (l *Loop) drain(self *fiber) {
 // the two would be the largest cost of a tick that only runs defers. It is
 // one iteration of loopTask's loop, with previousIdle false.
 func (l *Loop) tickHere(self *fiber) bool {
-	if l.idle || l.cbFiber != self || l.stopped.Load() || l.closing || l.intr.set || l.once || l.isEmpty() {
+	if l.idle || l.cbFiber != self || l.stopped.Load() || l.closing || l.intr.set || l.mode != runUntilEmpty || l.isEmpty() {
 		return false
 	}
-	if l.wd != nil {
-		l.wdIdle() // the tick is not the last callback's time
-	}
+	l.userRunPauses() // the tick is not the last callback's time
 	l.idle = true
 	l.tick(false)
 	return true
@@ -112,9 +104,7 @@ func (l *Loop) tickHere(self *fiber) bool {
 //
 //go:noinline
 func (l *Loop) resumeIO(f *fiber) {
-	if l.wd != nil {
-		l.wdBegin(0, 0, kindResume, f, f.created)
-	}
+	l.userRunBegins(kindResume, 0, 0, f, f.created)
 	l.switchTo(f)
 }
 
@@ -127,7 +117,7 @@ func (l *Loop) runMicrotasks(self *fiber) bool {
 		}
 		// A microtask panicked; microtaskBatch has raised it. Carry on from
 		// the checks that follow every microtask.
-		if !l.afterMicrotask(self) {
+		if !l.afterUserRun(self) {
 			return false
 		}
 	}
@@ -143,7 +133,7 @@ func (l *Loop) microtaskBatch(self *fiber) (ret, done bool) {
 	}
 	for l.microtasks.len() > 0 {
 		t := l.microtasks.pop()
-		l.stats.Microtasks++
+		l.counts.microtasks++
 		if t.f != nil {
 			if t.f.suspended {
 				l.switchTo(t.f)
@@ -154,7 +144,7 @@ func (l *Loop) microtaskBatch(self *fiber) (ret, done bool) {
 		// One branch in the common case: still the drainer, no fiber
 		// locals to clear, no interrupt.
 		if l.cbFiber != self || self.locals != nil || l.intr.set {
-			if !l.afterMicrotask(self) {
+			if !l.afterUserRun(self) {
 				return false, true
 			}
 		}
@@ -169,7 +159,7 @@ func (l *Loop) microtaskBatch(self *fiber) (ret, done bool) {
 func (l *Loop) microtaskBatchWatched(self *fiber) (ret, done bool) {
 	for l.microtasks.len() > 0 {
 		t := l.microtasks.pop()
-		l.stats.Microtasks++
+		l.counts.microtasks++
 		if t.f != nil {
 			if t.f.suspended {
 				l.wdBegin(0, 0, kindResume, t.f, t.f.created)
@@ -180,7 +170,7 @@ func (l *Loop) microtaskBatchWatched(self *fiber) (ret, done bool) {
 			t.fn()
 		}
 		if l.cbFiber != self || self.locals != nil || l.intr.set {
-			if !l.afterMicrotask(self) {
+			if !l.afterUserRun(self) {
 				return false, true
 			}
 		}
@@ -188,9 +178,11 @@ func (l *Loop) microtaskBatchWatched(self *fiber) (ret, done bool) {
 	return true, true
 }
 
-// afterMicrotask applies the drain rule and delivers an interrupt; false
-// means self must return.
-func (l *Loop) afterMicrotask(self *fiber) bool {
+// afterUserRun follows every callback and microtask whose run left work
+// for it: it applies the drain rule (a resumed fiber does not drain),
+// clears the fiber's locals and delivers an interrupt; false means self
+// must return.
+func (l *Loop) afterUserRun(self *fiber) bool {
 	if l.cbFiber != self && !l.nesting {
 		return false // the rule
 	}
@@ -210,14 +202,12 @@ func (l *Loop) afterMicrotask(self *fiber) bool {
 // calling it, so that the callback may re-enable, cancel or register freely.
 func (l *Loop) runCallback(c *callback) {
 	id, typ := c.id, c.typ
-	l.m.byType[typ&7]++
 	created := c.created()
 	if created != nil {
 		l.cur.created = created // tracing: a suspended fiber says whose it is
 	}
-	if l.wd != nil {
-		l.wdBegin(id, typ, kindCallback, l.cur, created)
-	}
+	stale := l.callbackRuns(typ)
+	l.userRunBegins(kindCallback, id, typ, l.cur, created)
 	switch typ {
 	case TypeDefer:
 		fn := c.fn
@@ -225,11 +215,7 @@ func (l *Loop) runCallback(c *callback) {
 		l.call(fn, id, typ)
 	case TypeDelay:
 		fn := c.fn
-		now := l.lastNow // the watchdog has just read the clock
-		if l.wd == nil {
-			now = l.now()
-		}
-		l.m.lateness.record(now - c.deadline)
+		l.timerRuns(c.deadline, stale)
 		l.cancel(c)
 		l.call(fn, id, typ)
 	case TypeRepeat:
@@ -237,8 +223,8 @@ func (l *Loop) runCallback(c *callback) {
 		due := c.deadline
 		// Re-armed now (now + interval), so it never runs twice in a tick.
 		l.disable(c)
-		_ = l.Enable(id) // reads the clock
-		l.m.lateness.record(l.lastNow - due)
+		_ = l.Enable(id)        // reads the clock
+		l.timerRuns(due, false) // Enable has just read the clock
 		l.call(fn, id, typ)
 	case TypeReadable, TypeWritable:
 		l.callFD(c.fdFn, id, typ, int(c.fd))
@@ -306,9 +292,7 @@ func (l *Loop) raise(err error) {
 // handle is the error-handler fiber's task. A panic in the handler comes out
 // of Run.
 func (l *Loop) handle(f *fiber) {
-	if l.wd != nil {
-		l.wdBegin(0, 0, kindHandler, f, nil)
-	}
+	l.userRunBegins(kindHandler, 0, 0, f, nil)
 	defer func() {
 		if r := recover(); r != nil {
 			l.intr.set = true

@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"slices"
-	"time"
 )
 
 // A watcher belongs to the open file it was registered on, not to the
@@ -53,11 +52,9 @@ func (l *Loop) fdState(fd int) *fdState {
 	return &l.fds[fd]
 }
 
-// A watcher has no timer, so its timer fields hold the identity of its
-// file (a callback stays 80 bytes). A watcher of an fd that was not open
-// keeps fstat's error out of line instead, as that path is rare.
-func (c *callback) file() fileID { return fileID{uint64(c.interval), uint64(c.deadline)} }
-
+// setFile records the identity of the file fd names. A watcher of an fd
+// that was not open keeps fstat's error out of line instead, as that path
+// is rare.
 func (c *callback) setFile(fd int) {
 	id, err := identify(fd)
 	if err != nil {
@@ -65,7 +62,7 @@ func (c *callback) setFile(fd int) {
 		c.more().notOpen = unwatchable(fd, err)
 		return
 	}
-	c.interval, c.deadline = time.Duration(id.dev), int64(id.ino)
+	c.file = id
 }
 
 func (l *Loop) activateFD(c *callback) {
@@ -75,41 +72,41 @@ func (l *Loop) activateFD(c *callback) {
 		l.reportWatchers(fd, []*callback{c}, c.extra.notOpen)
 		return
 	}
-	if st.registered && !sameFile(&st.file, c.file()) {
+	if st.registered && !sameFile(&st.file, c.file) {
 		// Two files under one number: the one it names now keeps it.
 		cur, err := identify(fd)
 		if err != nil || !sameFile(&st.file, cur) {
 			l.dropFD(fd, st, errReused(err), true)
 		}
-		if cf := c.file(); err != nil || !sameFile(&cf, cur) {
+		if cf := c.file; err != nil || !sameFile(&cf, cur) {
 			l.reportWatchers(fd, []*callback{c}, errReused(err))
 			return
 		}
 	}
 	if !st.registered {
-		st.file = c.file()
+		st.file = c.file
 	}
 	st.watchers = append(st.watchers, c)
 	l.syncFD(fd, st)
-	if st.registered && c.active && c.seq != heldBy(st) {
-		c.seq = heldBy(st)
+	if st.registered && c.active && c.held != heldBy(st) {
+		c.held = heldBy(st)
 		st.held++
 	}
 }
 
-// A watcher's seq (a timer field) says which registration it holds: the
-// generation of its fd's registration, plus one (0: none).
+// A watcher's held says which registration it holds: the generation of
+// its fd's registration, plus one (0: none).
 func heldBy(st *fdState) uint64 { return uint64(st.gen) + 1 }
 
 // releaseHold lets go of the registration c holds, before c is cancelled;
 // it reports whether c held one.
 func (l *Loop) releaseHold(c *callback) bool {
-	if c.seq == 0 || int(c.fd) >= len(l.fds) {
+	if c.held == 0 || int(c.fd) >= len(l.fds) {
 		return false
 	}
 	st := &l.fds[c.fd]
-	held := st.registered && c.seq == heldBy(st)
-	c.seq = 0
+	held := st.registered && c.held == heldBy(st)
+	c.held = 0
 	if held {
 		st.held--
 	}

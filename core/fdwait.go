@@ -321,16 +321,13 @@ func (p *FD) Wait(mode Interest) error {
 		p.armTimer(d)
 	}
 	f.suspended = true
-	l.m.suspended++
-	if l.wd != nil {
-		l.wdIdle()
-	}
+	l.fiberSuspends()
 	f.yield(struct{}{})
 	if f.probe {
 		l.probed(f)
 	}
 	f.suspended = false
-	l.m.suspended--
+	l.fiberResumed()
 	if l.closing {
 		p.remove(d, w)
 		return ErrLoopClosed

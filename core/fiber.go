@@ -133,7 +133,7 @@ func (l *Loop) fiberExit(f *fiber) {
 		l.cbFiber = nil
 	}
 	if f.suspended {
-		l.m.suspended--
+		l.fiberResumed()
 	}
 	f.suspended = false
 }
@@ -152,7 +152,7 @@ func (l *Loop) spawn(kind taskKind) *fiber {
 	f.kind = kind
 	l.nextFiber++
 	f.id = l.nextFiber
-	l.stats.FibersStarted++
+	l.counts.fibersStarted++
 	l.fibersLive++
 	return f
 }
@@ -160,9 +160,7 @@ func (l *Loop) spawn(kind taskKind) *fiber {
 // release ends a task: it reports whether the fiber goes to the pool (true)
 // or its goroutine ends.
 func (l *Loop) release(f *fiber) bool {
-	if l.wd != nil {
-		l.wdIdle() // its task has ended
-	}
+	l.userRunPauses() // its task has ended
 	l.fibersLive--
 	f.kind, f.arg = 0, nil
 	f.susp, f.locals, f.val, f.err = nil, nil, nil, nil
@@ -182,8 +180,8 @@ func (l *Loop) switchTo(f *fiber) {
 		d = prev.depth + 1
 	}
 	f.depth = d
-	if d > l.stats.MaxResumeDepth {
-		l.stats.MaxResumeDepth = d
+	if d > l.counts.maxResumeDepth {
+		l.counts.maxResumeDepth = d
 	}
 	l.cur = f
 	f.next()
@@ -193,9 +191,7 @@ func (l *Loop) switchTo(f *fiber) {
 // park yields to the switcher without user-visible suspension: the callback
 // fiber between ticks, the loop fiber handing an interrupt to main.
 func (f *fiber) park() {
-	if f.l.wd != nil {
-		f.l.wdIdle()
-	}
+	f.l.userRunPauses()
 	f.parked = true
 	f.yield(struct{}{})
 	f.parked = false

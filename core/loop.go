@@ -21,23 +21,47 @@ const cacheLine = 128
 type Loop struct {
 	driver Driver
 
-	// Callbacks live in a table indexed by the low bits of their id.
+	callbackTable // every registered callback, by id
+	queues        // what runs this tick and what is enabled for the next
+	timerState    // the timers and the loop's time
+	ioState       // fds: watchers and the loop's own waits (FD)
+	signals       signalTable
+	shared        // what other goroutines write: posts, Close's flag
+	fiberState    // the fibers and who drains (the drain rule)
+	mainState     // main, the goroutine that calls Run, and its Suspend
+	runState      // the run in progress, errors, Close
+	awaitState    // Await calls in flight (await.go)
+	diagnostics   // watchdog, metrics, counters, tracing (observe.go)
+}
+
+// callbackTable: callbacks live in a table indexed by the low bits of
+// their id.
+type callbackTable struct {
 	pages   []*page
 	nslots  uint32 // slots ever used; the free ones are listed in free
 	free    []uint32
 	nextSeq uint64 // sequence part of the next id
 	live    int    // enabled and referenced callbacks: Run goes on while > 0
+}
 
+type queues struct {
 	enableQueue      []queued // timers, fds and signals to activate next tick
 	enableDeferQueue []queued // defers to run next tick, in order of enabling
 	callbackQueue    ring[entry]
 	microtasks       ring[task]
+}
 
+type timerState struct {
 	timers   timerHeap
 	timerSeq uint64
-	lastNow  int64     // the clock when last read: a timer due by then is due now
 	epoch    time.Time // monotonic base of every deadline
+	lastNow  int64     // the clock when last read: a timer due by then is due now
+	// clockStale: user code ran since the tick last read the clock, so
+	// lastNow is not the time a timer callback starts (observe.go).
+	clockStale bool
+}
 
+type ioState struct {
 	fds       []fdState // indexed by fd
 	watching  int       // fds registered with the driver
 	ioWaiters int       // waits on FDs in progress (fdwait.go): they keep Run going
@@ -46,12 +70,13 @@ type Loop struct {
 	// noFileIDs: the fds are not files (core's tests); never fstat them.
 	noFileIDs bool
 	events    []Event
+}
 
-	signals signalTable
-
-	// Posts are the only state touched by other goroutines, on cache lines
-	// of their own: the loop's writes to its other fields would otherwise
-	// take the line from a goroutine that posts, on every callback.
+// shared is the state that other goroutines write on every Post, on cache
+// lines of its own: the loop's writes to its other fields would otherwise
+// take the line from a goroutine that posts, on every callback. (Stop's
+// flag, written once, is read by every tick and stays in runState.)
+type shared struct {
 	_           [cacheLine]byte
 	postMu      sync.Mutex
 	posts       []func()
@@ -64,46 +89,63 @@ type Loop struct {
 	_           [cacheLine]byte
 	postSpare   []func()
 	postQueued  int // posts moved to the callback queue and not yet run
+}
 
-	// Fibers.
-	cur          *fiber // running fiber; nil is main
-	loopFiber    *fiber // runs ticks; nil when no run is in progress
-	cbFiber      *fiber // the one fiber that drains the queues (section 4 of the design)
-	pool         []*fiber
-	poolMax      int
-	fibers       fiberList // every fiber goroutine, pooled or not
-	nextFiber    uint64
-	nesting      bool // the drain rule switched off: tests and the bench only (drainrule.Off)
+type fiberState struct {
+	cur        *fiber // running fiber; nil is main
+	loopFiber  *fiber // runs ticks; nil when no run is in progress
+	cbFiber    *fiber // the one fiber that drains the queues (section 4 of the design)
+	nesting    bool   // the drain rule switched off: tests and the bench only (drainrule.Off)
+	pool       []*fiber
+	poolMax    int
+	fibers     fiberList // every fiber goroutine, pooled or not
+	nextFiber  uint64
+	fibersLive int       // fibers with a task in progress (not parked in the pool)
+	mark       fiberMark // how a fiber of this loop knows itself (infiber.go)
+}
+
+type mainState struct {
 	mainSusp     *Suspension
 	mainWait     *Suspension // the main Suspend in progress
 	mainIntr     interrupt   // what the loop fiber handed main
 	mainDeadlock error
-	proxy        *proxy      // the goroutine that switches to fibers for main (run.go)
-	mark         fiberMark   // how a fiber of this loop knows itself (infiber.go)
-	runEnds      runEnds     // wakes goroutines waiting in RunUntil (rununtil.go)
-	runGen       uint64      // runs so far: a RunUntil's stop is for its own run only
-	untilRun     atomic.Bool // the run in progress was made by RunUntil
-	dump         string      // what opDump found
-	fibersLive   int         // fibers with a task in progress (not parked in the pool)
-	entered      atomic.Bool
-	intr         interrupt
-	stopped      atomic.Bool // Stop: set from any goroutine, read by the tick
-	idle         bool
-	retiring     bool // the loop fiber asks the idle callback fiber to go to the pool
-	closing      bool
-	closed       bool
-	closeErrs    []error
-	pendingErrs  []error
-	errHandler   func(error)
-	wd           *watchdog // WithWatchdog (watchdog.go); nil: off
-	trace        bool
 	mainLocals   map[any]any
-	once         bool // RunOnce: end the run after one tick
-	noWait       bool // RunOnce(false): that tick must not block
-	awaitState
+	proxy        *proxy // the goroutine that switches to fibers for main (run.go)
+}
 
-	stats Stats
-	m     metricsState // Metrics (metrics.go)
+// runMode is what ends a run: the loop running empty (Run), or one tick
+// (RunOnce), which may not block (RunOnce(false)).
+type runMode uint8
+
+const (
+	runUntilEmpty runMode = iota
+	runOneTick
+	runOneTickNoWait
+)
+
+type runState struct {
+	mode        runMode
+	entered     atomic.Bool // a Run, Suspend from main or Close is in progress
+	stopped     atomic.Bool // Stop: set from any goroutine, read by the tick
+	untilRun    atomic.Bool // the run in progress was made by RunUntil
+	runEnds     runEnds     // wakes goroutines waiting in RunUntil (rununtil.go)
+	runGen      uint64      // runs so far: a RunUntil's stop is for its own run only
+	intr        interrupt
+	idle        bool // the tick ran nothing: the next one may block
+	retiring    bool // the loop fiber asks the idle callback fiber to go to the pool
+	closing     bool
+	closed      bool
+	closeErrs   []error
+	pendingErrs []error
+	errHandler  func(error)
+}
+
+type diagnostics struct {
+	wd     *watchdog    // WithWatchdog (watchdog.go); nil: off
+	counts counters     // what Stats and Metrics both report (metrics.go)
+	m      metricsState // the rest of Metrics (metrics.go)
+	trace  bool         // WithTracing: record where callbacks and fibers were made
+	dump   string       // what opDump found
 }
 
 // interrupt is what the loop fiber hands back to main: the value or error a
@@ -113,20 +155,6 @@ type interrupt struct {
 	val      any
 	err      error
 	uncaught error
-}
-
-// Stats are plain counters, read at the moment of the call.
-type Stats struct {
-	Ticks, Callbacks, Microtasks, FibersStarted uint64
-	// FibersLive counts fibers that are running or suspended, the loop's own
-	// loop and callback fibers included; fibers parked for reuse are not
-	// live. After Run returns with nothing suspended it is 0.
-	FibersLive int
-	// MaxResumeDepth is the deepest resume chain seen (see ResumeDepth).
-	MaxResumeDepth int
-	// FiberGoroutines counts the goroutines behind fibers, pooled ones
-	// included; Close ends them all.
-	FiberGoroutines int
 }
 
 // Option configures a Loop.
@@ -168,14 +196,12 @@ func New(d Driver, opts ...Option) *Loop {
 	}); ok {
 		d, nesting = o.WithoutDrainRule(drainrule.Key{}), true
 	}
-	l := &Loop{
-		nesting: nesting,
-		driver:  d,
-		poolMax: 256,
-		epoch:   time.Now(),
-		events:  make([]Event, 256),
-		trace:   os.Getenv(EnvDebugTrace) == "1",
-	}
+	l := &Loop{driver: d}
+	l.nesting = nesting
+	l.poolMax = 256
+	l.epoch = time.Now()
+	l.events = make([]Event, 256)
+	l.trace = os.Getenv(EnvDebugTrace) == "1"
 	// A value New cannot use is ignored here (New cannot fail);
 	// eventloop.New reports it.
 	if slow, err := DebugSlowFromEnv(); err == nil && slow > 0 {
@@ -239,15 +265,4 @@ func (l *Loop) ResumeDepth() int {
 		return 0
 	}
 	return l.cur.depth
-}
-
-// Stats returns the loop's counters.
-func (l *Loop) Stats() Stats {
-	s := l.stats
-	for _, n := range l.m.byType {
-		s.Callbacks += n
-	}
-	s.FibersLive = l.fibersLive
-	s.FiberGoroutines = l.fibers.n
-	return s
 }

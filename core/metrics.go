@@ -180,19 +180,65 @@ func (h *Histogram) Mean() time.Duration {
 // metrics, when the loop does not block (a power of two).
 const publishEvery = 1024
 
-// metricsState is the loop's side of Metrics: plain counters the loop
-// alone writes, and the copy it publishes.
+// Stats are plain counters, read at the moment of the call: Ticks,
+// Callbacks and Microtasks are the counts Metrics reports too.
+type Stats struct {
+	Ticks, Callbacks, Microtasks, FibersStarted uint64
+	// FibersLive counts fibers that are running or suspended, the loop's own
+	// loop and callback fibers included; fibers parked for reuse are not
+	// live. After Run returns with nothing suspended it is 0.
+	FibersLive int
+	// MaxResumeDepth is the deepest resume chain seen (see ResumeDepth).
+	MaxResumeDepth int
+	// FiberGoroutines counts the goroutines behind fibers, pooled ones
+	// included; Close ends them all.
+	FiberGoroutines int
+}
+
+// Stats returns the loop's counters.
+func (l *Loop) Stats() Stats {
+	c := &l.counts
+	return Stats{
+		Ticks:           c.ticks,
+		Callbacks:       c.callbacks(),
+		Microtasks:      c.microtasks,
+		FibersStarted:   c.fibersStarted,
+		FibersLive:      l.fibersLive,
+		MaxResumeDepth:  c.maxResumeDepth,
+		FiberGoroutines: l.fibers.n,
+	}
+}
+
+// counters are what the loop counts, in plain fields only it writes: the
+// one home of the counts that Stats and Metrics both report.
+type counters struct {
+	ticks          uint64
+	byType         [8]uint64 // callbacks run, by CallbackType
+	microtasks     uint64
+	posts          uint64 // posted funcs run
+	fdEvents       uint64
+	fibersStarted  uint64
+	maxResumeDepth int
+	suspended      int // fibers suspended now, through a Suspension or an FD's wait
+}
+
+func (c *counters) callbacks() uint64 {
+	var n uint64
+	for _, k := range c.byType {
+		n += k
+	}
+	return n
+}
+
+// metricsState is the rest of the loop's side of Metrics: where the time
+// went, timer lateness, the slowest run, and the copy it publishes.
 type metricsState struct {
-	byType    [8]uint64
-	posts     uint64
-	fdEvents  uint64
-	running   int64 // ns in runs that have ended (or paused for main)
-	idle      int64 // ns blocked in the driver
-	runStart  int64 // when the run in progress began; valid while inRun
-	inRun     bool
-	suspended int
-	lateness  Histogram
-	slowest   SlowestCallback
+	running  int64 // ns in runs that have ended (or paused for main)
+	idle     int64 // ns blocked in the driver
+	runStart int64 // when the run in progress began; valid while inRun
+	inRun    bool
+	lateness Histogram
+	slowest  SlowestCallback
 
 	mu       sync.Mutex
 	pub      Metrics // guarded by mu
@@ -210,20 +256,22 @@ func (l *Loop) fill(m *Metrics, now int64) {
 		running += now - s.runStart
 	}
 	m.Running, m.Idle = time.Duration(running), time.Duration(s.idle)
-	m.Ticks, m.FDEvents = l.stats.Ticks, s.fdEvents
-	m.CallbacksByType = s.byType
-	m.Callbacks = 0
-	for _, n := range s.byType {
-		m.Callbacks += n
-	}
-	m.Microtasks, m.Posts = l.stats.Microtasks, s.posts
+	c := &l.counts
+	m.Ticks, m.FDEvents = c.ticks, c.fdEvents
+	m.CallbacksByType = c.byType
+	m.Callbacks = c.callbacks()
+	m.Microtasks, m.Posts = c.microtasks, c.posts
 	m.PostsPending = l.postQueued
-	m.FibersSuspended = s.suspended
+	m.FibersSuspended = c.suspended
 	if m.TimerLateness.Count != s.lateness.Count {
 		m.TimerLateness = s.lateness
 	}
 	m.Slowest = s.slowest
 }
+
+func (l *Loop) publishNow() { l.publish(l.now(), false) }
+
+func (l *Loop) idleSince(slept int64) { l.m.idle += l.now() - slept }
 
 // publish makes the current metrics visible to other goroutines; sleeping
 // says the loop is about to block in the driver.

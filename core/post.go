@@ -59,10 +59,8 @@ func (l *Loop) takePosts() {
 // keep the loop alive, as no suspended fiber does.
 func (l *Loop) runPost(fn func()) {
 	l.postQueued--
-	l.m.posts++
-	if l.wd != nil {
-		l.wdBegin(0, 0, kindPost, l.cur, nil)
-	}
+	l.counts.posts++
+	l.userRunBegins(kindPost, 0, 0, l.cur, nil)
 	l.callPost(fn)
 }
 

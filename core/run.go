@@ -158,8 +158,11 @@ func (l *Loop) serve(p *proxy) {
 // polls. It reports whether anything keeps the loop alive, and returns what
 // Run would.
 func (l *Loop) RunOnce(wait bool) (alive bool, err error) {
-	l.once, l.noWait = true, !wait
-	defer func() { l.once, l.noWait = false, false }()
+	l.mode = runOneTick
+	if !wait {
+		l.mode = runOneTickNoWait
+	}
+	defer func() { l.mode = runUntilEmpty }()
 	err = l.Run()
 	return !l.isEmpty(), err
 }

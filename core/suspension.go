@@ -1,11 +1,6 @@
 package core
 
-import (
-	"errors"
-	"fmt"
-	"runtime"
-	"strings"
-)
+import "errors"
 
 // Suspension suspends the fiber that took it (Loop.Suspension) until it is
 // resumed. In a callback, Suspend switches back to the loop, which replaces
@@ -41,28 +36,14 @@ func (l *Loop) Suspension() *Suspension {
 // reports whether the loop is closing (Close unwinds the fiber).
 func (l *Loop) suspendHere(f *fiber) bool {
 	f.suspended = true
-	l.m.suspended++
-	if l.wd != nil {
-		l.wdIdle() // a suspended callback is not running
-	}
+	l.fiberSuspends()
 	f.yield(struct{}{})
 	if f.probe {
 		l.probed(f)
 	}
 	f.suspended = false
-	l.m.suspended--
+	l.fiberResumed()
 	return l.closing
-}
-
-// probed answers a deadlock report's probes, which want to know where f
-// waits: f records its stack and suspends again, until it is resumed for
-// real.
-func (l *Loop) probed(f *fiber) {
-	for f.probe {
-		f.probe = false
-		f.stack = stackOf()
-		f.yield(struct{}{})
-	}
 }
 
 // errDeadMain is what Suspend returns on a main suspension that an uncaught
@@ -92,16 +73,13 @@ func (s *Suspension) Suspend() (any, error) {
 	// suspendHere, written out: the cycle of a Suspend and a Resume is
 	// the scheduler's hot path, and a call more costs it 7% (benchstat).
 	f.suspended = true
-	l.m.suspended++
-	if l.wd != nil {
-		l.wdIdle() // a suspended callback is not running
-	}
+	l.fiberSuspends()
 	f.yield(struct{}{})
 	if f.probe {
 		l.probed(f)
 	}
 	f.suspended = false
-	l.m.suspended--
+	l.fiberResumed()
 	if l.closing {
 		s.pending = false
 		return nil, ErrLoopClosed
@@ -188,93 +166,4 @@ func (s *Suspension) wake(v any, err error, method string) {
 	if !l.closing && !l.closed {
 		l.microtasks.push(task{f: s.f})
 	}
-}
-
-// deadlockError lists where every suspended fiber waits.
-func (l *Loop) deadlockError() error {
-	n, report := l.report()
-	switch n {
-	case 0:
-		return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); no fiber suspended", ErrDeadlock)
-	case 1:
-		return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); 1 fiber suspended:%s", ErrDeadlock, report)
-	}
-	return fmt.Errorf("%w (a fiber deadlock, or an unreferenced or cancelled callback); %d fibers suspended:%s", ErrDeadlock, n, report)
-}
-
-// report describes the suspended fibers (where each waits: each is switched
-// to once with a probe flag, records its own stack and suspends again) and,
-// with tracing, where each callback still registered and each fiber's
-// callback were created.
-func (l *Loop) report() (suspended int, text string) {
-	var b strings.Builder
-	for f := l.fibers.head; f != nil; f = f.succ {
-		if !f.suspended {
-			continue
-		}
-		f.probe = true
-		l.switchTo(f)
-		suspended++
-		fmt.Fprintf(&b, "\n\nfiber %d suspended:\n%s", f.id, f.stack)
-		if f.created != nil {
-			b.WriteString("\nin a callback created at:")
-			writeFrames(&b, f.created)
-		}
-		f.stack = nil
-	}
-	if l.trace {
-		l.eachCallback(func(c *callback) {
-			fmt.Fprintf(&b, "\n\ncallback %s (%s, enabled=%v, referenced=%v) created at:", c.id, c.typ, c.enabled, c.referenced)
-			writeFrames(&b, c.created())
-		})
-	}
-	return suspended, b.String()
-}
-
-func writeFrames(b *strings.Builder, pcs []uintptr) {
-	frames := runtime.CallersFrames(pcs)
-	for {
-		fr, more := frames.Next()
-		if fr.Function != "" {
-			fmt.Fprintf(b, "\n\t%s\n\t\t%s:%d", fr.Function, fr.File, fr.Line)
-		}
-		if !more {
-			break
-		}
-	}
-}
-
-func stackOf() []byte {
-	buf := make([]byte, 8<<10)
-	return buf[:runtime.Stack(buf, false)]
-}
-
-// Dump describes the loop for a person debugging a stuck program: its
-// counters, every callback still registered, and where every suspended fiber
-// waits; with WithTracing (or EVENTLOOP_DEBUG_TRACE=1) also where each
-// callback, and the callback each suspended fiber runs, was created. Call it
-// from main or from a callback.
-func (l *Loop) Dump() string {
-	if l.closed {
-		return "eventloop: closed"
-	}
-	var b strings.Builder
-	st := l.Stats()
-	fmt.Fprintf(&b, "eventloop: driver %s, running=%v, %d ticks, %d callbacks run, %d microtasks, %d fibers started, %d live",
-		l.driver.Name(), l.IsRunning(), st.Ticks, st.Callbacks, st.Microtasks, st.FibersStarted, st.FibersLive)
-	if !l.trace {
-		l.eachCallback(func(c *callback) {
-			fmt.Fprintf(&b, "\ncallback %s (%s, enabled=%v, referenced=%v)", c.id, c.typ, c.enabled, c.referenced)
-		})
-	}
-	var text string
-	if l.cur != nil {
-		_, text = l.report()
-	} else {
-		// Probing switches to fibers: from main that is the proxy's work.
-		l.enter(opDump)
-		text, l.dump = l.dump, ""
-	}
-	b.WriteString(text)
-	return b.String()
 }

@@ -28,7 +28,7 @@ func (l *Loop) loopTask() {
 		l.idle = true
 		l.tick(previousIdle)
 		l.invokeCallbacks()
-		if l.once {
+		if l.mode != runUntilEmpty {
 			break
 		}
 	}
@@ -59,10 +59,7 @@ func (l *Loop) invokeInterrupt() {
 // what was enabled during the last tick, queue the defers, and wait for I/O,
 // signals and timers — blocking only if the previous tick was idle.
 func (l *Loop) tick(previousIdle bool) {
-	l.stats.Ticks++
-	if l.stats.Ticks%publishEvery == 0 {
-		l.publish(l.now(), false)
-	}
+	l.tickBegins()
 	l.activate()
 	l.callbackQueue.reserve(len(l.enableDeferQueue))
 	for _, q := range l.enableDeferQueue {
@@ -77,7 +74,7 @@ func (l *Loop) tick(previousIdle bool) {
 	l.takePosts()
 	l.flushErrors()
 
-	blocking := (previousIdle || l.once) && !l.stopped.Load() && !l.isEmpty() && !l.noWait
+	blocking := (previousIdle || l.mode != runUntilEmpty) && !l.stopped.Load() && !l.isEmpty() && l.mode != runOneTickNoWait
 	if blocking {
 		l.invokeCallbacks()
 		if len(l.enableDeferQueue) > 0 || len(l.enableQueue) > 0 || l.stopped.Load() || l.closing || l.isEmpty() {
@@ -172,10 +169,7 @@ func (l *Loop) dispatch(blocking bool) {
 		}
 		n, err := l.driver.Wait(l.events, timeout)
 		l.sleeping.Store(false)
-		if blocks {
-			l.m.idle += l.now() - slept
-		}
-		l.m.fdEvents += uint64(n)
+		l.waitEnded(blocks, slept, n)
 		if err != nil {
 			// A driver that cannot wait cannot run the loop; say so once
 			// instead of spinning.
@@ -206,6 +200,7 @@ func (l *Loop) dispatch(blocking bool) {
 		c.active = false
 		l.enqueue(c)
 	}
+	l.clockRead()
 	l.flushErrors()
 }
 

@@ -11,7 +11,7 @@ import (
 // before it, so with the watchdog on, Metrics.Slowest names it instead of
 // staying zero as if the watchdog were off.
 func TestSlowestCountsARunTimedAtZero(t *testing.T) {
-	l := &Loop{wd: newWatchdog(time.Hour, nil)}
+	l := &Loop{diagnostics: diagnostics{wd: newWatchdog(time.Hour, nil)}}
 	const start = 1000
 	l.wd.recs[0] = runRecord{id: 7 << idBits, typ: TypeDefer, kind: kindCallback}
 	l.wdEnded(uint64(start+1)<<2, start) // ended at the reading it began at

@@ -1,0 +1,80 @@
+package core
+
+// The diagnostics seam. The scheduler tells the diagnostics (the watchdog,
+// watchdog.go; the metrics, metrics.go; tracing and Dump, suspension.go)
+// what happens at the points below, and they see the loop through nothing
+// else. Each point is small enough to be inlined: with the watchdog off it
+// costs one predictable branch, or a counter, as the code it stands for
+// did. The hot paths that cannot afford even a call (microtaskBatch, the
+// Suspend of suspension.go) test l.wd once for a whole batch or call these
+// points only.
+
+// userRunBegins: user code is about to run on fiber f: a callback (id and
+// typ), a microtask, a resumed fiber, a post or the error handler (kind).
+// created is where a callback was registered, with tracing.
+func (l *Loop) userRunBegins(kind runKind, id CallbackID, typ CallbackType, f *fiber, created []uintptr) {
+	l.clockStale = true
+	if l.wd != nil {
+		l.wdBegin(id, typ, kind, f, created)
+	}
+}
+
+// userRunPauses: no user code runs now: the fiber that ran it suspended or
+// parked, its task ended, or the tick has moved on.
+func (l *Loop) userRunPauses() {
+	if l.wd != nil {
+		l.wdIdle()
+	}
+}
+
+// fiberSuspends and fiberResumed bracket a fiber suspended through its
+// Suspension or an FD's wait (Metrics.FibersSuspended).
+func (l *Loop) fiberSuspends() {
+	l.counts.suspended++
+	l.userRunPauses()
+}
+
+func (l *Loop) fiberResumed() { l.counts.suspended-- }
+
+// callbackRuns: a callback of type typ is about to run (userRunBegins
+// follows). It counts it by type and reports whether user code ran since
+// the tick last read the clock, for timerRuns.
+func (l *Loop) callbackRuns(typ CallbackType) (stale bool) {
+	l.counts.byType[typ&7]++
+	return l.clockStale
+}
+
+// timerRuns records how late a Delay runs. The clock is read again only
+// if user code ran since the tick read it (stale): the first timer of a
+// tick is measured against the tick's clock, at no cost, and a timer made
+// late by the callbacks before it in the same tick reads the clock. (With
+// the watchdog on, callbackRuns has just read it.)
+func (l *Loop) timerRuns(deadline int64, stale bool) {
+	now := l.lastNow
+	if stale && l.wd == nil {
+		now = l.now()
+	}
+	l.m.lateness.record(now - deadline)
+}
+
+// tickBegins counts a tick and publishes the metrics every publishEvery
+// ticks of a loop that does not block.
+func (l *Loop) tickBegins() {
+	l.counts.ticks++
+	if l.counts.ticks%publishEvery == 0 {
+		l.publishNow()
+	}
+}
+
+// waitEnded: the driver's Wait returned n events; it blocked since slept
+// (idle time), if blocked.
+func (l *Loop) waitEnded(blocked bool, slept int64, n int) {
+	if blocked {
+		l.idleSince(slept)
+	}
+	l.counts.fdEvents += uint64(n)
+}
+
+// clockRead: the tick has read the clock (lastNow) to find the timers due;
+// no user code has run since.
+func (l *Loop) clockRead() { l.clockStale = false }
