@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,27 +78,19 @@ type httpConfig struct {
 	// one cell of the full mode's in ten or twenty; none on the other
 	// servers', and none for a client of crypto/tls over half a million
 	// requests), which fails the cell and makes the run exit non-zero.
-	nbio           bool
-	threads        int // wrk's -t
-	warmup, window time.Duration
-	reps           int
-	quick          bool
-	self           string   // the eventloop command, our server
-	selfEnv        []string // added to our server's environment
-	against        string   // another build of the command: its server too
-	driver         string   // ours: the driver
-	peers          bool     // build and run bench/httppeers
-	progress       io.Writer
-	started        func(pid int)
+	nbio    bool
+	threads int    // wrk's -t
+	driver  string // ours: the driver
+	benchRun
 }
 
 var (
 	httpFull = httpConfig{conns: []int{16, 128}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
 		proxyConns: []int{16, 128}, tlsConns: []int{16, 128}, tlsCloseConns: []int{16}, nbio: true,
-		threads: 2, warmup: time.Second, window: 3 * time.Second, reps: 5}
+		threads: 2, benchRun: benchRun{warmup: time.Second, window: 3 * time.Second, reps: 5}}
 	httpQuick = httpConfig{conns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
 		proxyConns: []int{16}, tlsConns: []int{16},
-		threads: 2, warmup: time.Second, window: time.Second, reps: 1, quick: true}
+		threads: 2, benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true}}
 )
 
 // The servers the ratios are to: of the "Hello, World!" tables and of
@@ -133,17 +124,7 @@ func httpBenchCmd(opts httpOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if opts.format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		writeHTTPMarkdown(stdout, rep)
-	}
-	if err == nil && len(rep.Failures) > 0 {
-		err = fmt.Errorf("%d cell(s) failed (listed under the tables)", len(rep.Failures))
-	}
-	return err
+	return writeReport(stdout, opts.format, rep, func(w io.Writer) { writeHTTPMarkdown(w, rep) }, len(rep.Failures))
 }
 
 // httpConfigFor is the run the flags of bench --http ask for (without
@@ -181,19 +162,11 @@ func httpConfigFor(opts httpOptions) (httpConfig, error) {
 	return cfg, nil
 }
 
-func (cfg httpConfig) logf(format string, args ...any) {
-	if cfg.progress != nil {
-		fmt.Fprintf(cfg.progress, format+"\n", args...)
-	}
-}
-
 // httpServer is one server to measure.
 type httpServer struct {
-	key, label string
-	mode       string // modeHello and so on: the tables it has rows in
-	against    bool   // the --against build
-	env        []string
-	argv       func(addr string) []string
+	benchServer
+	mode    string // modeHello and so on: the tables it has rows in
+	against bool   // the --against build
 	// probe tells that the server at addr serves (nil: probeHTTP).
 	probe func(addr string) error
 	// backend is the reverse proxies' backend, which a proxy's cells
@@ -351,7 +324,7 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 	}
 	var peersBin string
 	if cfg.peers {
-		bin, note := buildHTTPPeers(dir, cfg.progress)
+		bin, note := buildPeers(dir, "httppeers", cfg.progress)
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		} else {
@@ -425,50 +398,40 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 		}
 	}
 	skipped := make([]bool, len(servers))
-	for r := range cfg.reps {
-		for _, i := range rotation(len(servers), r) {
-			s := servers[i]
-			if skipped[i] {
-				continue
-			}
-			smps, startErr := measureHTTPServer(cfg, wrk, s, r)
-			if startErr != nil && s.mode != modeHello && s.against && r == 0 {
-				// An older build, without the mode's flag: its rows of the
-				// mode are left out. (Each server's first start is in the
-				// first repetition; a later one that fails is a failure as
-				// any other.)
-				skipped[i] = true
-				rep.Notes = append(rep.Notes, olderBuildNote(s, startErr))
-				continue
-			}
-			for k, smp := range smps {
-				cell := s.cells[k]
-				row := &rep.Tables[cell.table].Rows[cell.row]
-				row.Samples = append(row.Samples, smp)
-				if smp.Error != "" {
-					rep.Failures = append(rep.Failures, NetFailure{Server: s.label, Mode: s.failureMode(cell), Conns: cell.conns, Rep: r, Error: smp.Error})
-				}
+	for r, i := range rotations(cfg.reps, len(servers)) {
+		s := servers[i]
+		if skipped[i] {
+			continue
+		}
+		smps, startErr := measureHTTPServer(cfg, wrk, s, r)
+		if startErr != nil && s.mode != modeHello && s.against && r == 0 {
+			// An older build, without the mode's flag: its rows of the
+			// mode are left out. (Each server's first start is in the
+			// first repetition; a later one that fails is a failure as
+			// any other.)
+			skipped[i] = true
+			rep.Notes = append(rep.Notes, olderBuildNote(s, startErr))
+			continue
+		}
+		for k, smp := range smps {
+			cell := s.cells[k]
+			row := &rep.Tables[cell.table].Rows[cell.row]
+			row.Samples = append(row.Samples, smp)
+			if smp.Error != "" {
+				rep.Failures = append(rep.Failures, NetFailure{Server: s.label, Mode: s.failureMode(cell), Conns: cell.conns, Rep: r, Error: smp.Error})
 			}
 		}
 	}
 	// The commands, as the report shows them: the run's paths and ports
 	// by name.
-	shown := func(argv []string) []string {
-		argv[0] = filepath.Base(argv[0])
-		for j, a := range argv {
-			switch {
-			case a == filesDir && filesDir != "":
-				argv[j] = "DIR"
-			case cert != nil && a == cert.certFile:
-				argv[j] = "CERT"
-			case cert != nil && a == cert.keyFile:
-				argv[j] = "KEY"
-			case backend != nil && a == backend.addr:
-				argv[j] = "BACKEND"
-			}
-		}
-		return argv
+	names := map[string]string{filesDir: "DIR"}
+	if cert != nil {
+		names[cert.certFile], names[cert.keyFile] = "CERT", "KEY"
 	}
+	if backend != nil {
+		names[backend.addr] = "BACKEND"
+	}
+	shown := func(argv []string) []string { return shownCommand(argv, names) }
 	for i, s := range servers {
 		if skipped[i] {
 			for _, cell := range s.cells {
@@ -573,50 +536,44 @@ func loadAverage() string {
 // start, each cell's sample says so, and the error is returned too.
 func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) ([]HTTPSample, error) {
 	out := make([]HTTPSample, 0, len(s.cells))
-	srv, err := startHTTPServer(cfg, s)
+	err := measureOn(cfg.benchRun, rep, s.name(), func() (*httpProc, error) { return startHTTPServer(cfg, s) }, func(srv *httpProc) {
+		for _, cell := range s.cells {
+			smp := runHTTPCell(cfg, wrk, srv, s.mode == modeTLS, cell)
+			smp.Rep = rep
+			if smp.Error == "" && srv.exited() {
+				smp.Error = "the server exited during the cell: " + oneLine(srv.out.String())
+			}
+			if smp.Error == "" && s.backend != nil && s.backend.exited() {
+				smp.Error = "the backend exited during the cell: " + oneLine(s.backend.out.String())
+			}
+			out = append(out, smp)
+			line := fmt.Sprintf("%.0f requests/s, p50 %.3f ms, p99 %.3f ms", smp.Rate, smp.P50ms, smp.P99ms)
+			if smp.Error != "" {
+				line = "FAILED: " + oneLine(smp.Error)
+			} else {
+				if smp.CPUus != nil {
+					line += fmt.Sprintf(", server CPU %.2f µs/request", *smp.CPUus)
+				}
+				if smp.Allocs != nil {
+					line += fmt.Sprintf(", %.2f allocs/request", *smp.Allocs)
+				}
+			}
+			where := ""
+			switch {
+			case s.mode == modeFiles:
+				where = ", GET " + cell.path
+			case cell.close:
+				where = ", Connection: close"
+			}
+			cfg.repf(rep, "%s%s, C=%d: %s", s.name(), where, cell.conns, line)
+		}
+	})
 	if err != nil {
 		for range s.cells {
 			out = append(out, HTTPSample{Rep: rep, Error: "start: " + err.Error()})
 		}
-		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, s.name(), err)
-		return out, err
 	}
-	defer func() {
-		if err := srv.stop(); err != nil {
-			cfg.logf("[rep %d/%d] %s: stop: %v", rep+1, cfg.reps, s.name(), err)
-		}
-	}()
-	for _, cell := range s.cells {
-		smp := runHTTPCell(cfg, wrk, srv, s.mode == modeTLS, cell)
-		smp.Rep = rep
-		if smp.Error == "" && srv.exited() {
-			smp.Error = "the server exited during the cell: " + oneLine(srv.out.String())
-		}
-		if smp.Error == "" && s.backend != nil && s.backend.exited() {
-			smp.Error = "the backend exited during the cell: " + oneLine(s.backend.out.String())
-		}
-		out = append(out, smp)
-		line := fmt.Sprintf("%.0f requests/s, p50 %.3f ms, p99 %.3f ms", smp.Rate, smp.P50ms, smp.P99ms)
-		if smp.Error != "" {
-			line = "FAILED: " + oneLine(smp.Error)
-		} else {
-			if smp.CPUus != nil {
-				line += fmt.Sprintf(", server CPU %.2f µs/request", *smp.CPUus)
-			}
-			if smp.Allocs != nil {
-				line += fmt.Sprintf(", %.2f allocs/request", *smp.Allocs)
-			}
-		}
-		where := ""
-		switch {
-		case s.mode == modeFiles:
-			where = ", GET " + cell.path
-		case cell.close:
-			where = ", Connection: close"
-		}
-		cfg.logf("[rep %d/%d] %s%s, C=%d: %s", rep+1, cfg.reps, s.name(), where, cell.conns, line)
-	}
-	return out, nil
+	return out, err
 }
 
 // wrkArgs is wrk's command line for a run of d on url, with Connection:
@@ -633,7 +590,9 @@ func wrkArgs(threads, conns int, d time.Duration, latency, close bool, url strin
 }
 
 // runHTTPCell warms srv up with wrk GETting the cell's path (over https
-// if tls), then measures a window.
+// if tls), then measures a window. (It reads the server's CPU around
+// wrk's window, where bench --net's client, runClient, reads it itself at
+// its window's ends: wrk cannot.)
 func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, tls bool, cell httpCell) HTTPSample {
 	var smp HTTPSample
 	url := "http://" + srv.addr + cell.path
@@ -644,14 +603,10 @@ func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, tls bool, cell httpC
 		ctx, cancel := context.WithTimeout(context.Background(), d+20*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, wrk, wrkArgs(cfg.threads, cell.conns, d, latency, cell.close, url)...)
-		cmd.SysProcAttr = childProcAttr()
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stdout
-		if err := cmd.Start(); err != nil {
+		if err := startChild(cmd, cfg.started); err != nil {
 			return wrkSummary{}, err
-		}
-		if cfg.started != nil {
-			cfg.started(cmd.Process.Pid)
 		}
 		if err := cmd.Wait(); err != nil {
 			return wrkSummary{}, fmt.Errorf("wrk: %v: %s", err, oneLine(stdout.String()))
@@ -681,8 +636,7 @@ func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, tls bool, cell httpC
 	}
 	if w.requests > 0 {
 		if cerr0 == nil && cerr1 == nil {
-			us := float64(ticks1-ticks0) * (1e6 / clockTicksPerSecond) / float64(w.requests)
-			smp.CPUus = &us
+			smp.CPUus = cpuMicros(ticks1-ticks0, w.requests)
 		}
 		if aerr0 == nil && aerr1 == nil {
 			objs := float64(a1.objects-a0.objects) / float64(w.requests)
@@ -763,36 +717,12 @@ func wrkSeconds(num, unit string) float64 {
 	return v
 }
 
-// buildHTTPPeers builds bench/httppeers into dir and returns its path,
-// or a note saying why there is none.
-func buildHTTPPeers(dir string, progressW io.Writer) (string, string) {
-	root, _ := findClone()
-	if root == "" {
-		return "", "peers not run: the peers module (bench/) is not under the working directory; run this command inside a clone"
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		return "", "peers not run: no go command on PATH"
-	}
-	bin := filepath.Join(dir, "httppeers")
-	args := []string{"-C", filepath.Join(root, "bench"), "build", "-o", bin, "./httppeers"}
-	if progressW != nil {
-		fmt.Fprintf(progressW, "httppeers: go %s\n", strings.Join(args, " "))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, goCmd, args...).CombinedOutput(); err != nil {
-		return "", fmt.Sprintf("peers not run: building bench/httppeers failed (%v): %s", err, oneLine(string(out)))
-	}
-	return bin, ""
-}
-
 // httpPeer is the peer server name of httppeers (at bin) in mode, its
 // flags for the mode (such as -dir DIR) in args.
 func httpPeer(bin, name, label, mode string, args ...string) httpServer {
-	return httpServer{key: modeKey(name, mode), label: label, mode: mode, argv: func(addr string) []string {
+	return httpServer{mode: mode, benchServer: benchServer{key: modeKey(name, mode), label: label, argv: func(addr string) []string {
 		return append([]string{bin, "-server", name, "-addr", addr, "-max-life", "1h"}, args...)
-	}}
+	}}}
 }
 
 // ourHTTPServers is package httpserver with one loop, and with one loop
@@ -800,8 +730,8 @@ func httpPeer(bin, name, label, mode string, args ...string) httpServer {
 // mode: args are httpserve's flags for it (such as --dir DIR).
 func ourHTTPServers(cfg httpConfig, mode string, args ...string) []httpServer {
 	build := func(self, key, label string, loops int) httpServer {
-		return httpServer{key: modeKey(key, mode), label: label, mode: mode, env: cfg.selfEnv, against: strings.HasPrefix(key, "against"),
-			argv: func(addr string) []string { return ourHTTPServe(cfg, self, loops, args, addr) }}
+		return httpServer{mode: mode, against: strings.HasPrefix(key, "against"), benchServer: benchServer{key: modeKey(key, mode), label: label, env: cfg.selfEnv,
+			argv: func(addr string) []string { return ourHTTPServe(cfg, self, loops, args, addr) }}}
 	}
 	d := cfg.driver
 	if d == "" {
@@ -840,8 +770,8 @@ func ourBackend(cfg httpConfig) httpServer {
 	if d == "" {
 		d = "default driver"
 	}
-	return httpServer{key: "backend", label: "backend of the reverse proxies, ours, " + d + ", 1 loop", mode: modeHello, env: cfg.selfEnv,
-		argv: func(addr string) []string { return ourHTTPServe(cfg, cfg.self, 1, nil, addr) }}
+	return httpServer{mode: modeHello, benchServer: benchServer{key: "backend", label: "backend of the reverse proxies, ours, " + d + ", 1 loop", env: cfg.selfEnv,
+		argv: func(addr string) []string { return ourHTTPServe(cfg, cfg.self, 1, nil, addr) }}}
 }
 
 // benchCert is the HTTPS tables' certificate, self-signed, for
@@ -903,18 +833,14 @@ func (p *httpProc) allocs() (allocCount, error) {
 }
 
 // startHTTPServer starts s on a free loopback port and waits until it
-// answers GET / with 200 (see startProc).
+// answers GET / with 200 (see benchRun.startServer).
 func startHTTPServer(cfg httpConfig, s httpServer) (*httpProc, error) {
 	p := &httpProc{allocc: make(chan allocCount, 1)}
 	probe := s.probe
 	if probe == nil {
 		probe = probeHTTP
 	}
-	srv, err := startProc(procStart{
-		argv: s.argv, env: s.env, started: cfg.started,
-		probe: probe, probeWhat: "no answer", ready: serverReadyTimeout,
-		line: p.takeAllocs,
-	})
+	srv, err := cfg.startServer(s.benchServer, probe, "no answer", p.takeAllocs)
 	p.runningServer = srv
 	if srv == nil {
 		return nil, err

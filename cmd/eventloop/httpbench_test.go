@@ -44,10 +44,10 @@ func TestHTTPBenchTiny(t *testing.T) {
 	g0 := runtime.NumGoroutine()
 	var pids []int
 	var progress bytes.Buffer
-	cfg := httpConfig{conns: []int{4}, threads: 2, warmup: time.Second, window: time.Second, reps: 1, quick: true,
+	cfg := httpConfig{conns: []int{4}, threads: 2, benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
 		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress,
 		against: self, // another build's servers: here the same one
-		started: func(pid int) { pids = append(pids, pid) }}
+		started: func(pid int) { pids = append(pids, pid) }}}
 	rep, err := httpBench(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -110,9 +110,9 @@ func TestHTTPBenchFilesTiny(t *testing.T) {
 	var pids []int
 	var progress bytes.Buffer
 	cfg := httpConfig{files: []int64{1 << 10, 100 << 10}, fileConns: []int{4}, threads: 2,
-		warmup: time.Second, window: time.Second, reps: 1, quick: true,
-		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
-		started: func(pid int) { pids = append(pids, pid) }}
+		benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
+			self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
+			started: func(pid int) { pids = append(pids, pid) }}}
 	rep, err := httpBench(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -272,9 +272,9 @@ func TestHTTPBenchProxyTLSTiny(t *testing.T) {
 	var pids []int
 	var progress bytes.Buffer
 	cfg := httpConfig{proxyConns: []int{4}, tlsCloseConns: []int{4}, threads: 2,
-		warmup: time.Second, window: time.Second, reps: 1, quick: true,
-		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
-		started: func(pid int) { pids = append(pids, pid) }}
+		benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
+			self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
+			started: func(pid int) { pids = append(pids, pid) }}}
 	rep, err := httpBench(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +414,7 @@ func TestHTTPConfigFor(t *testing.T) {
 // baselines; a mode without servers has none, and a server with noClose
 // has no row in the tables of a connection per request.
 func TestHTTPTables(t *testing.T) {
-	srv := func(key string) httpServer { return httpServer{key: key, label: key} }
+	srv := func(key string) httpServer { return httpServer{benchServer: benchServer{key: key, label: key}} }
 	nbio := srv("nbio-tls")
 	nbio.noClose = "no"
 	cfg := httpConfig{conns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
@@ -461,14 +461,14 @@ func TestHTTPTables(t *testing.T) {
 			}
 		}
 	}
-	if s := ourHTTPServers(httpConfig{self: "/x/eventloop"}, modeTLS); s[0].failureMode(httpCell{close: true}) != "https, Connection: close" {
+	if s := ourHTTPServers(httpConfig{benchRun: benchRun{self: "/x/eventloop"}}, modeTLS); s[0].failureMode(httpCell{close: true}) != "https, Connection: close" {
 		t.Error(s[0].failureMode(httpCell{close: true}))
 	}
 }
 
 // The command lines of the proxies and HTTPS servers, and wrk's.
 func TestHTTPModeArgv(t *testing.T) {
-	cfg := httpConfig{self: "/x/eventloop", against: "/y/eventloop", driver: "epoll"}
+	cfg := httpConfig{benchRun: benchRun{self: "/x/eventloop", against: "/y/eventloop"}, driver: "epoll"}
 	n := runtime.NumCPU()
 	type srv struct {
 		key, label string

@@ -9,7 +9,8 @@ import (
 
 // The report of `bench --http` (JSON with --format json).
 
-// HTTPReport is one `bench --http` run.
+// HTTPReport is one `bench --http` run. (Its run fields, Go to
+// WindowMS, are NetReport's on purpose apart: their JSON names differ.)
 type HTTPReport struct {
 	Go, Platform string
 	CPUs         int
@@ -83,41 +84,20 @@ type HTTPSample struct {
 // summarizeHTTP fills each row's medians from its samples that did not
 // fail, and its ratio to the baseline row, repetition by repetition.
 func summarizeHTTP(t *HTTPTable, baseline string) {
-	var base []HTTPSample
-	for _, r := range t.Rows {
-		if r.Server == baseline {
-			base = r.Samples
-		}
-	}
+	base := baseSamples(t.Rows, baseline, func(r HTTPRow) (string, []HTTPSample) { return r.Server, r.Samples })
 	for i := range t.Rows {
 		r := &t.Rows[i]
-		var rates, ratios, p50, p99, cpus, allocs, abytes []float64
-		for _, s := range r.Samples {
-			if s.Error != "" {
-				continue
-			}
-			rates, p50, p99 = append(rates, s.Rate), append(p50, s.P50ms), append(p99, s.P99ms)
-			if s.CPUus != nil {
-				cpus = append(cpus, *s.CPUus)
-			}
-			if s.Allocs != nil {
-				allocs, abytes = append(allocs, *s.Allocs), append(abytes, *s.AllocBytes)
-			}
-			for _, b := range base {
-				if b.Rep == s.Rep && b.Error == "" && b.Rate > 0 {
-					ratios = append(ratios, s.Rate/b.Rate)
-				}
-			}
-		}
-		r.Rate = 0
-		if m := medianOrNil(rates); m != nil {
-			r.Rate = *m
-		}
-		r.Ratio, r.P50ms, r.P99ms = medianOrNil(ratios), medianOrNil(p50), medianOrNil(p99)
-		r.CPUus, r.Allocs, r.AllocBytes = medianOrNil(cpus), medianOrNil(allocs), medianOrNil(abytes)
+		var m []*float64
+		r.Rate, r.Ratio, m = medians(r.Samples, base,
+			func(s HTTPSample) *float64 { return &s.P50ms }, func(s HTTPSample) *float64 { return &s.P99ms },
+			func(s HTTPSample) *float64 { return s.CPUus }, func(s HTTPSample) *float64 { return s.Allocs },
+			func(s HTTPSample) *float64 { return s.AllocBytes })
+		r.P50ms, r.P99ms, r.CPUus, r.Allocs, r.AllocBytes = m[0], m[1], m[2], m[3], m[4]
 	}
 }
 
+// writeHTTPMarkdown is apart from writeNetMarkdown on purpose: the two
+// reports' headings, columns and failure lines differ.
 func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
 	var hello, proxy, tls bool
 	var files []string // what the tables measure

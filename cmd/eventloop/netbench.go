@@ -3,18 +3,13 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/revoltgo/eventloop"
@@ -27,32 +22,17 @@ import (
 
 // netConfig is what one `bench --net` run measures.
 type netConfig struct {
-	modes          []string
-	conns          []int
-	warmup, window time.Duration
-	reps           int
-	quick          bool
-	// self runs the eventloop command (the client and our servers):
-	// the executable, and variables added to its environment.
-	self    string
-	selfEnv []string
-	against string   // another build of the command: its servers too
+	benchRun
+	modes   []string
+	conns   []int
 	drivers []string // ours: one server per driver
 	loops   bool     // ours: also epoll with one loop per core
-	peers   bool     // build and run bench/netpeers
-	// progress gets one line per cell; started, when set, is told the
-	// pid of every process started (tests check that none is left).
-	progress io.Writer
-	started  func(pid int)
-	// readyTimeout bounds the wait for a server's first echo (0:
-	// serverReadyTimeout).
-	readyTimeout time.Duration
 }
 
 // The sizes of the two modes (what they take: the command's doc).
 var (
-	netFull  = netConfig{conns: []int{1, 16, 128}, warmup: 500 * time.Millisecond, window: 2 * time.Second, reps: 3}
-	netQuick = netConfig{conns: []int{16}, warmup: 100 * time.Millisecond, window: 300 * time.Millisecond, reps: 1, quick: true}
+	netFull  = netConfig{conns: []int{1, 16, 128}, benchRun: benchRun{warmup: 500 * time.Millisecond, window: 2 * time.Second, reps: 3}}
+	netQuick = netConfig{conns: []int{16}, benchRun: benchRun{warmup: 100 * time.Millisecond, window: 300 * time.Millisecond, reps: 1, quick: true}}
 )
 
 // The server the ratios are to: gnet on one loop, the peer closest to ours
@@ -81,31 +61,7 @@ func netBenchCmd(driver string, quick, peers bool, against, format string, stdou
 	if err != nil {
 		return err
 	}
-	if format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		writeNetMarkdown(stdout, rep)
-	}
-	if err == nil && len(rep.Failures) > 0 {
-		err = fmt.Errorf("%d cell(s) failed (listed under the tables)", len(rep.Failures))
-	}
-	return err
-}
-
-func (cfg netConfig) logf(format string, args ...any) {
-	if cfg.progress != nil {
-		fmt.Fprintf(cfg.progress, format+"\n", args...)
-	}
-}
-
-// netServer is one server to measure; argv gives its command line for an
-// address.
-type netServer struct {
-	key, label string
-	env        []string
-	argv       func(addr string) []string
+	return writeReport(stdout, format, rep, func(w io.Writer) { writeNetMarkdown(w, rep) }, len(rep.Failures))
 }
 
 func netBench(cfg netConfig) (*NetReport, error) {
@@ -114,7 +70,7 @@ func netBench(cfg netConfig) (*NetReport, error) {
 		Quick: cfg.quick, Reps: cfg.reps, WarmupMS: ms(cfg.warmup), WindowMS: ms(cfg.window),
 		MsgBytes: netMsgSize, Depth: netPipelineDepth, Baseline: baselineLabel,
 	}
-	var servers []netServer
+	var servers []benchServer
 	if cfg.peers {
 		dir, err := os.MkdirTemp("", "eventloop-netpeers-")
 		if err != nil {
@@ -134,9 +90,7 @@ func netBench(cfg netConfig) (*NetReport, error) {
 		return nil, errors.New("no server to measure")
 	}
 	for _, s := range servers {
-		argv := s.argv("ADDR")
-		argv[0] = filepath.Base(argv[0]) // the executables are temporary builds
-		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: s.label, Command: argv})
+		rep.Servers = append(rep.Servers, NetServer{Key: s.key, Label: s.label, Command: shownCommand(s.argv("ADDR"), nil)})
 	}
 	// samples[server][mode*len(conns)+conn], filled repetition by repetition.
 	cells := len(cfg.modes) * len(cfg.conns)
@@ -144,16 +98,12 @@ func netBench(cfg netConfig) (*NetReport, error) {
 	for i := range samples {
 		samples[i] = make([][]NetSample, cells)
 	}
-	for r := range cfg.reps {
-		for _, i := range rotation(len(servers), r) {
-			s := servers[i]
-			got := measureServer(cfg, s, r)
-			for c, smp := range got {
-				samples[i][c] = append(samples[i][c], smp)
-				if smp.Error != "" {
-					rep.Failures = append(rep.Failures, NetFailure{Server: s.label,
-						Mode: cfg.modes[c/len(cfg.conns)], Conns: cfg.conns[c%len(cfg.conns)], Rep: r, Error: smp.Error})
-				}
+	for r, i := range rotations(cfg.reps, len(servers)) {
+		for c, smp := range measureServer(cfg, servers[i], r) {
+			samples[i][c] = append(samples[i][c], smp)
+			if smp.Error != "" {
+				rep.Failures = append(rep.Failures, NetFailure{Server: servers[i].label,
+					Mode: cfg.modes[c/len(cfg.conns)], Conns: cfg.conns[c%len(cfg.conns)], Rep: r, Error: smp.Error})
 			}
 		}
 	}
@@ -172,36 +122,30 @@ func netBench(cfg netConfig) (*NetReport, error) {
 
 // measureServer starts server s, runs its cells and stops it. A server
 // that does not start fails all its cells with the reason.
-func measureServer(cfg netConfig, s netServer, rep int) []NetSample {
+func measureServer(cfg netConfig, s benchServer, rep int) []NetSample {
 	out := make([]NetSample, 0, len(cfg.modes)*len(cfg.conns))
-	srv, err := startServer(cfg, s)
+	err := measureOn(cfg.benchRun, rep, s.label, func() (*runningServer, error) { return startServer(cfg, s) }, func(srv *runningServer) {
+		for _, mode := range cfg.modes {
+			for _, c := range cfg.conns {
+				res, err := runClient(cfg, srv, mode, c)
+				if err == nil && srv.exited() {
+					err = fmt.Errorf("the server exited during the cell: %s", srv.out.String())
+				}
+				smp := newSample(rep, res, err)
+				out = append(out, smp)
+				line := fmt.Sprintf("%.0f round trips/s", smp.Rate)
+				if smp.Error != "" {
+					line = "FAILED: " + oneLine(smp.Error)
+				} else if smp.CPUus != nil {
+					line += fmt.Sprintf(", server CPU %.2f µs/round trip", *smp.CPUus)
+				}
+				cfg.repf(rep, "%s, %s, C=%d: %s", s.label, modeTitle(mode), c, line)
+			}
+		}
+	})
 	if err != nil {
 		for range cap(out) {
 			out = append(out, NetSample{Rep: rep, Error: "start: " + err.Error()})
-		}
-		cfg.logf("[rep %d/%d] %s: %v", rep+1, cfg.reps, s.label, err)
-		return out
-	}
-	defer func() {
-		if err := srv.stop(); err != nil {
-			cfg.logf("[rep %d/%d] %s: stop: %v", rep+1, cfg.reps, s.label, err)
-		}
-	}()
-	for _, mode := range cfg.modes {
-		for _, c := range cfg.conns {
-			res, err := runClient(cfg, srv, mode, c)
-			if err == nil && srv.exited() {
-				err = fmt.Errorf("the server exited during the cell: %s", srv.out.String())
-			}
-			smp := newSample(rep, res, err)
-			out = append(out, smp)
-			line := fmt.Sprintf("%.0f round trips/s", smp.Rate)
-			if smp.Error != "" {
-				line = "FAILED: " + oneLine(smp.Error)
-			} else if smp.CPUus != nil {
-				line += fmt.Sprintf(", server CPU %.2f µs/round trip", *smp.CPUus)
-			}
-			cfg.logf("[rep %d/%d] %s, %s, C=%d: %s", rep+1, cfg.reps, s.label, modeTitle(mode), c, line)
 		}
 	}
 	return out
@@ -209,34 +153,19 @@ func measureServer(cfg netConfig, s netServer, rep int) []NetSample {
 
 // peerServers builds bench/netpeers into dir and returns its servers, or
 // a note saying why there are none.
-func peerServers(dir string, progressW io.Writer) ([]netServer, string) {
-	root, _ := findClone()
-	if root == "" {
-		return nil, "peers not run: the peers module (bench/) is not under the working directory; run this command inside a clone"
-	}
-	if _, err := os.Stat(filepath.Join(root, "bench", "netpeers")); err != nil {
-		return nil, "peers not run: " + err.Error()
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		return nil, "peers not run: no go command on PATH"
-	}
-	bin := filepath.Join(dir, "netpeers")
-	args := []string{"-C", filepath.Join(root, "bench"), "build", "-o", bin, "./netpeers"}
-	fmt.Fprintf(progressW, "netpeers: go %s\n", strings.Join(args, " "))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if out, err := exec.CommandContext(ctx, goCmd, args...).CombinedOutput(); err != nil {
-		return nil, fmt.Sprintf("peers not run: building bench/netpeers failed (%v): %s", err, oneLine(string(out)))
+func peerServers(dir string, progressW io.Writer) ([]benchServer, string) {
+	bin, note := buildPeers(dir, "netpeers", progressW)
+	if note != "" {
+		return nil, note
 	}
 	// A peer outlives a benchmark that died without stopping it by an hour
 	// at most.
-	peer := func(key, label string) netServer {
-		return netServer{key: key, label: label, argv: func(addr string) []string {
+	peer := func(key, label string) benchServer {
+		return benchServer{key: key, label: label, argv: func(addr string) []string {
 			return []string{bin, "-server", key, "-addr", addr, "-max-life", "1h"}
 		}}
 	}
-	return []netServer{
+	return []benchServer{
 		peer("stdlib", "stdlib, goroutine per connection"),
 		peer("evio", "evio, 1 loop"),
 		peer("evio-multi", "evio, NumLoops -1"),
@@ -247,15 +176,15 @@ func peerServers(dir string, progressW io.Writer) ([]netServer, string) {
 
 // ourServers is `eventloop echo` with one loop on each driver of cfg, and
 // on epoll with one loop per core (SO_REUSEPORT).
-func ourServers(cfg netConfig) ([]netServer, []string) {
-	var servers []netServer
+func ourServers(cfg netConfig) ([]benchServer, []string) {
+	var servers []benchServer
 	var notes []string
-	build := func(self, key, label string, flags ...string) netServer {
-		return netServer{key: key, label: label, env: cfg.selfEnv, argv: func(addr string) []string {
+	build := func(self, key, label string, flags ...string) benchServer {
+		return benchServer{key: key, label: label, env: cfg.selfEnv, argv: func(addr string) []string {
 			return append(append([]string{self, "echo"}, flags...), addr)
 		}}
 	}
-	ours := func(key, label string, flags ...string) netServer {
+	ours := func(key, label string, flags ...string) benchServer {
 		return build(cfg.self, key, label, flags...)
 	}
 	for _, d := range cfg.drivers {

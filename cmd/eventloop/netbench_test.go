@@ -37,12 +37,14 @@ func TestNetBenchTiny(t *testing.T) {
 	var progress bytes.Buffer
 	cfg := netConfig{
 		modes: []string{modePingPong, modePipelined}, conns: []int{1},
-		warmup: 50 * time.Millisecond, window: 200 * time.Millisecond, reps: 1, quick: true,
-		self: self, selfEnv: []string{testCommandEnv + "=1"},
-		drivers:  []string{driver},
-		against:  self, // another build's servers: here the same one
-		progress: &progress,
-		started:  func(pid int) { pids = append(pids, pid) },
+		drivers: []string{driver},
+		benchRun: benchRun{
+			warmup: 50 * time.Millisecond, window: 200 * time.Millisecond, reps: 1, quick: true,
+			self: self, selfEnv: []string{testCommandEnv + "=1"},
+			against:  self, // another build's servers: here the same one
+			progress: &progress,
+			started:  func(pid int) { pids = append(pids, pid) },
+		},
 	}
 	rep, err := netBench(cfg)
 	if err != nil {
@@ -136,10 +138,10 @@ func TestNetServerStartFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pids []int
-	cfg := netConfig{self: self, selfEnv: []string{testCommandEnv + "=1"},
-		started: func(pid int) { pids = append(pids, pid) }, readyTimeout: 300 * time.Millisecond}
+	cfg := netConfig{benchRun: benchRun{self: self, selfEnv: []string{testCommandEnv + "=1"},
+		started: func(pid int) { pids = append(pids, pid) }, readyTimeout: 300 * time.Millisecond}}
 
-	exits := netServer{key: "x", label: "x", env: cfg.selfEnv, argv: func(addr string) []string {
+	exits := benchServer{key: "x", label: "x", env: cfg.selfEnv, argv: func(addr string) []string {
 		return []string{self, "echo", "--driver", "nosuch", addr}
 	}}
 	if _, err := startServer(cfg, exits); err == nil || !strings.Contains(err.Error(), "exited before serving") {
@@ -155,7 +157,7 @@ func TestNetServerStartFails(t *testing.T) {
 	}
 	exited := pids
 	pids = nil
-	silent := netServer{key: "y", label: "y", argv: func(string) []string { return []string{sleep, "60"} }}
+	silent := benchServer{key: "y", label: "y", argv: func(string) []string { return []string{sleep, "60"} }}
 	start := time.Now()
 	if _, err := startServer(cfg, silent); err == nil || !strings.Contains(err.Error(), "no echo") {
 		t.Errorf("a server that never answers: %v", err)

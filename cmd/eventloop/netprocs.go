@@ -14,16 +14,20 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
 
-// The processes of the network benchmark: a server is started, waited for
-// until it echoes, and stopped; a client runs one cell. Every wait is
-// bounded, and every process started is reaped before its function
-// returns, or before its server's cells end.
+// The harness that `bench --net` (netbench.go) and `bench --http`
+// (httpbench.go) share: a run's settings, the servers, each a process of
+// its own, started, waited for until they serve, and stopped around their
+// cells; the peers' build, the clients' processes and the report's output.
+// Every wait is bounded, and every process started is reaped before its
+// function returns, or before its server's cells end.
 
 // Bounds: how long a server may take to answer its first echo, and to
 // exit after SIGTERM before it is killed.
@@ -51,41 +55,23 @@ func (s *runningServer) exited() bool {
 }
 
 // startServer starts s on a free loopback port and waits until it echoes
-// (see startProc).
-func startServer(cfg netConfig, s netServer) (*runningServer, error) {
-	return startProc(procStart{
-		argv: s.argv, env: s.env, started: cfg.started,
-		probe: probeEcho, probeWhat: "no echo",
-		ready: cmp.Or(cfg.readyTimeout, serverReadyTimeout),
-	})
+// (see benchRun.startServer).
+func startServer(cfg netConfig, s benchServer) (*runningServer, error) {
+	return cfg.startServer(s, probeEcho, "no echo", nil)
 }
 
-// procStart says how to start a server process (of bench --net or
-// --http) and how to tell that it serves.
-type procStart struct {
-	argv    func(addr string) []string
-	env     []string
-	started func(pid int) // told the pid, if not nil
-	// probe succeeds once the server at addr serves; probeWhat names its
-	// failure in the error.
-	probe     func(addr string) error
-	probeWhat string
-	ready     time.Duration
-	// line, if not nil, sees each line of the server's standard output; the
-	// lines it does not take go to the tail kept for error messages.
-	line func(string) bool
-}
-
-// startProc starts a server on a free loopback port and waits until it
-// serves. The port is the kernel's pick for a socket bound to port 0 and
-// closed at once, so another process may take it in between: a server
-// that exits before it serves (it could not bind) is tried again on a new
-// port, three times in all.
-func startProc(st procStart) (*runningServer, error) {
+// startServer starts s on a free loopback port and waits until probe
+// says it serves (probeWhat names its failure); line, if not nil, sees
+// each line of its standard output, and those it does not take go to the
+// tail kept for error messages. The port is the kernel's pick for a
+// socket bound to port 0 and closed at once, so another process may take
+// it in between: a server that exits before it serves (it could not bind)
+// is tried again on a new port, three times in all.
+func (run benchRun) startServer(s benchServer, probe func(addr string) error, probeWhat string, line func(string) bool) (*runningServer, error) {
 	var err error
 	for range 3 {
 		var srv *runningServer
-		srv, err = startProcOnce(st)
+		srv, err = run.startOnce(s, probe, probeWhat, line)
 		if err == nil || srv == nil {
 			return srv, err
 		}
@@ -97,31 +83,27 @@ func startProc(st procStart) (*runningServer, error) {
 	return nil, err
 }
 
-// startProcOnce returns the server, started, with an error if it is not
+// startOnce returns the server, started, with an error if it is not
 // serving; the caller stops it then.
-func startProcOnce(st procStart) (*runningServer, error) {
+func (run benchRun) startOnce(s benchServer, probe func(addr string) error, probeWhat string, line func(string) bool) (*runningServer, error) {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
-	argv := st.argv(addr)
+	argv := s.argv(addr)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), st.env...)
+	cmd.Env = append(os.Environ(), s.env...)
 	out := &tailBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	var stdout io.Reader
-	if st.line != nil {
+	if line != nil {
 		cmd.Stdout = nil
 		if stdout, err = cmd.StdoutPipe(); err != nil {
 			return nil, err
 		}
 	}
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
+	if err := startChild(cmd, run.started); err != nil {
 		return nil, err
-	}
-	if st.started != nil {
-		st.started(cmd.Process.Pid)
 	}
 	srv := &runningServer{cmd: cmd, addr: addr, out: out, done: make(chan struct{})}
 	go func() {
@@ -129,7 +111,7 @@ func startProcOnce(st procStart) (*runningServer, error) {
 			// Wait closes the pipe: read it to its end first.
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
-				if !st.line(sc.Text()) {
+				if !line(sc.Text()) {
 					fmt.Fprintln(out, sc.Text())
 				}
 			}
@@ -137,8 +119,9 @@ func startProcOnce(st procStart) (*runningServer, error) {
 		srv.err = cmd.Wait()
 		close(srv.done)
 	}()
-	for deadline := time.Now().Add(st.ready); ; {
-		perr := st.probe(addr)
+	ready := cmp.Or(run.readyTimeout, serverReadyTimeout)
+	for deadline := time.Now().Add(ready); ; {
+		perr := probe(addr)
 		if srv.exited() {
 			return srv, fmt.Errorf("exited before serving (%v): %s", srv.err, oneLine(out.String()))
 		}
@@ -146,7 +129,7 @@ func startProcOnce(st procStart) (*runningServer, error) {
 			return srv, nil
 		}
 		if time.Now().After(deadline) {
-			return srv, fmt.Errorf("%s on %s after %v: %v: %s", st.probeWhat, addr, st.ready, perr, oneLine(out.String()))
+			return srv, fmt.Errorf("%s on %s after %v: %v: %s", probeWhat, addr, ready, perr, oneLine(out.String()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -217,13 +200,9 @@ func runClient(cfg netConfig, srv *runningServer, mode string, conns int) (netCl
 	var stdout bytes.Buffer
 	stderr := &tailBuffer{}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	cmd.SysProcAttr = childProcAttr()
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	if err := startChild(cmd, cfg.started); err != nil {
 		return res, err
-	}
-	if cfg.started != nil {
-		cfg.started(cmd.Process.Pid)
 	}
 	werr := cmd.Wait()
 	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil {
@@ -261,4 +240,132 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// benchRun is what a run of either benchmark is, whatever it measures.
+type benchRun struct {
+	warmup, window time.Duration
+	reps           int
+	quick          bool
+	// self runs the eventloop command (our servers, and bench --net's
+	// client): the executable, and variables added to its environment.
+	self    string
+	selfEnv []string
+	against string // another build of the command: its servers too
+	peers   bool   // build and run the peers (bench/netpeers, bench/httppeers)
+	// progress gets one line per cell; started, when set, is told the
+	// pid of every process started (tests check that none is left).
+	progress io.Writer
+	started  func(pid int)
+	// readyTimeout bounds the wait for a server to serve (0:
+	// serverReadyTimeout).
+	readyTimeout time.Duration
+}
+
+func (run benchRun) logf(format string, args ...any) {
+	if run.progress != nil {
+		fmt.Fprintf(run.progress, format+"\n", args...)
+	}
+}
+
+// repf logs a line of repetition rep: "[rep 1/3] ...".
+func (run benchRun) repf(rep int, format string, args ...any) {
+	run.logf("[rep %d/%d] "+format, append([]any{rep + 1, run.reps}, args...)...)
+}
+
+// benchServer is one server to measure; argv gives its command line for
+// an address.
+type benchServer struct {
+	key, label string
+	env        []string
+	argv       func(addr string) []string
+}
+
+// measureOn starts a server (named name in the progress lines) with
+// start, runs cells on it and stops it. If it does not start, that is
+// logged, and the error returned, without cells.
+func measureOn[P interface{ stop() error }](run benchRun, rep int, name string, start func() (P, error), cells func(P)) error {
+	srv, err := start()
+	if err != nil {
+		run.repf(rep, "%s: %v", name, err)
+		return err
+	}
+	defer func() {
+		if err := srv.stop(); err != nil {
+			run.repf(rep, "%s: stop: %v", name, err)
+		}
+	}()
+	cells(srv)
+	return nil
+}
+
+// startChild starts cmd, a client of a cell (wrk, netclient) or a server,
+// in the process attributes of a child (childProcAttr), and tells
+// run.started its pid; the caller waits for it.
+func startChild(cmd *exec.Cmd, started func(pid int)) error {
+	cmd.SysProcAttr = childProcAttr()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
+	return nil
+}
+
+// buildPeers builds bench/NAME (netpeers, httppeers) into dir and returns
+// the binary's path, or a note saying why there is none.
+func buildPeers(dir, name string, progressW io.Writer) (bin, note string) {
+	root, _ := findClone()
+	if root == "" {
+		return "", "peers not run: the peers module (bench/) is not under the working directory; run this command inside a clone"
+	}
+	if _, err := os.Stat(filepath.Join(root, "bench", name)); err != nil {
+		return "", "peers not run: " + err.Error()
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return "", "peers not run: no go command on PATH"
+	}
+	bin = filepath.Join(dir, name)
+	args := []string{"-C", filepath.Join(root, "bench"), "build", "-o", bin, "./" + name}
+	if progressW != nil {
+		fmt.Fprintf(progressW, "%s: go %s\n", name, strings.Join(args, " "))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, goCmd, args...).CombinedOutput(); err != nil {
+		return "", fmt.Sprintf("peers not run: building bench/%s failed (%v): %s", name, err, oneLine(string(out)))
+	}
+	return bin, ""
+}
+
+// shownCommand is argv as the report shows it: the executable's base name
+// (they are temporary builds), and the run's paths and ports by the names
+// in names.
+func shownCommand(argv []string, names map[string]string) []string {
+	argv[0] = filepath.Base(argv[0])
+	for j, a := range argv {
+		if n, ok := names[a]; ok && a != "" {
+			argv[j] = n
+		}
+	}
+	return argv
+}
+
+// writeReport prints rep, as JSON or with markdown, and fails if any of
+// its cells did.
+func writeReport(w io.Writer, format string, rep any, markdown func(io.Writer), failures int) error {
+	var err error
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		markdown(w)
+	}
+	if err == nil && failures > 0 {
+		err = fmt.Errorf("%d cell(s) failed (listed under the tables)", failures)
+	}
+	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 )
 
@@ -91,6 +92,20 @@ func rotation(n, rep int) []int {
 	return order
 }
 
+// rotations yields each repetition of reps with each of n servers, in the
+// order rotation gives.
+func rotations(reps, n int) iter.Seq2[int, int] {
+	return func(yield func(rep, server int) bool) {
+		for r := range reps {
+			for _, i := range rotation(n, r) {
+				if !yield(r, i) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // newSample makes a cell's sample from the client's result.
 func newSample(rep int, res netClientResult, err error) NetSample {
 	s := NetSample{Rep: rep, RoundTrips: res.RoundTrips, Seconds: res.Seconds}
@@ -100,8 +115,7 @@ func newSample(rep int, res netClientResult, err error) NetSample {
 	}
 	s.Rate = float64(res.RoundTrips) / res.Seconds
 	if res.CPUError == "" && res.RoundTrips > 0 {
-		us := float64(res.CPUTicks) * (1e6 / clockTicksPerSecond) / float64(res.RoundTrips)
-		s.CPUus = &us
+		s.CPUus = cpuMicros(res.CPUTicks, res.RoundTrips)
 	}
 	if res.SysError == "" && res.RoundTrips > 0 {
 		c := float64(res.SysReads+res.SysWrites) / float64(res.RoundTrips)
@@ -113,37 +127,67 @@ func newSample(rep int, res netClientResult, err error) NetSample {
 // summarize fills each row's medians from its samples, and its ratio to
 // the baseline row of the same table, repetition by repetition.
 func summarize(t *NetTable, baseline string) {
-	var base []NetSample
-	for _, r := range t.Rows {
-		if r.Server == baseline {
-			base = r.Samples
-		}
-	}
+	base := baseSamples(t.Rows, baseline, func(r NetRow) (string, []NetSample) { return r.Server, r.Samples })
 	for i := range t.Rows {
 		r := &t.Rows[i]
-		var rates, cpus, calls, ratios []float64
-		for _, s := range r.Samples {
-			if s.Error != "" {
-				continue
-			}
-			rates = append(rates, s.Rate)
-			if s.CPUus != nil {
-				cpus = append(cpus, *s.CPUus)
-			}
-			if s.Calls != nil {
-				calls = append(calls, *s.Calls)
-			}
-			for _, b := range base {
-				if b.Rep == s.Rep && b.Error == "" && b.Rate > 0 {
-					ratios = append(ratios, s.Rate/b.Rate)
-				}
-			}
-		}
-		r.Rate, r.Ratio, r.CPUus, r.Calls = 0, medianOrNil(ratios), medianOrNil(cpus), medianOrNil(calls)
-		if m := medianOrNil(rates); m != nil {
-			r.Rate = *m
+		var m []*float64
+		r.Rate, r.Ratio, m = medians(r.Samples, base,
+			func(s NetSample) *float64 { return s.CPUus }, func(s NetSample) *float64 { return s.Calls })
+		r.CPUus, r.Calls = m[0], m[1]
+	}
+}
+
+// cellSample is what medians reads of a cell's sample (NetSample,
+// HTTPSample): its repetition, its rate, and whether it measured.
+type cellSample interface {
+	repRate() (rep int, rate float64, ok bool)
+}
+
+func (s NetSample) repRate() (int, float64, bool)  { return s.Rep, s.Rate, s.Error == "" }
+func (s HTTPSample) repRate() (int, float64, bool) { return s.Rep, s.Rate, s.Error == "" }
+
+// baseSamples is the samples of the row of rows whose key (of says it)
+// is baseline, the last such row; nil if none.
+func baseSamples[R any, S cellSample](rows []R, baseline string, of func(R) (key string, samples []S)) (base []S) {
+	for _, r := range rows {
+		if key, s := of(r); key == baseline {
+			base = s
 		}
 	}
+	return base
+}
+
+// medians summarizes a row's samples that did not fail: the median rate
+// (0 if none), the median of the ratios to the rate of base's sample of
+// the same repetition, and the median of each of metrics (nil where no
+// sample has it).
+func medians[S cellSample](samples, base []S, metrics ...func(S) *float64) (rate float64, ratio *float64, ms []*float64) {
+	var rates, ratios []float64
+	vals := make([][]float64, len(metrics))
+	for _, s := range samples {
+		rep, r, ok := s.repRate()
+		if !ok {
+			continue
+		}
+		rates = append(rates, r)
+		for k, metric := range metrics {
+			if v := metric(s); v != nil {
+				vals[k] = append(vals[k], *v)
+			}
+		}
+		for _, b := range base {
+			if brep, br, bok := b.repRate(); brep == rep && bok && br > 0 {
+				ratios = append(ratios, r/br)
+			}
+		}
+	}
+	if m := medianOrNil(rates); m != nil {
+		rate = *m
+	}
+	for _, v := range vals {
+		ms = append(ms, medianOrNil(v))
+	}
+	return rate, medianOrNil(ratios), ms
 }
 
 func medianOrNil(xs []float64) *float64 {

@@ -14,6 +14,13 @@ import (
 // without cgo, so it is a constant here.
 const clockTicksPerSecond = 100
 
+// cpuMicros is ticks of CPU time in µs per unit of n (requests, round
+// trips).
+func cpuMicros(ticks, n int64) *float64 {
+	us := float64(ticks) * (1e6 / clockTicksPerSecond) / float64(n)
+	return &us
+}
+
 // procCPUTicks is the CPU time process pid has used so far, user plus
 // system, in clock ticks, summed over all its threads. pid 0 asks for
 // nothing and returns 0. It reads /proc, so outside Linux it fails.

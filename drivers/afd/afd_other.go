@@ -13,6 +13,11 @@ import (
 // errUnsupported says why: AFD is Windows'.
 var errUnsupported = fmt.Errorf("afd: the AFD poll interface is Windows' only: %w", errors.ErrUnsupported)
 
+// A stub of its own per driver (afd, epoll, kqueue, netpoll and stream's are
+// alike): methods are declared in their type's package, each package builds
+// alone on every GOOS, and a shared stub embedded in Driver would change its
+// exported fields and panic on a nil *Driver.
+
 // Driver exists on every system so that code naming it builds everywhere;
 // here it cannot be created.
 type Driver struct{}

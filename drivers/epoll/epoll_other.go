@@ -10,6 +10,11 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
+// A stub of its own per driver (afd, epoll, kqueue, netpoll and stream's are
+// alike): methods are declared in their type's package, each package builds
+// alone on every GOOS, and a shared stub embedded in Driver would change its
+// exported fields and panic on a nil *Driver.
+
 // Driver is a driver.Driver over epoll(7), which only Linux has. Here New
 // and every method but Name, Fd and Resolution fail with an error matching
 // errors.ErrUnsupported.

@@ -12,6 +12,11 @@ import (
 
 var errUnsupported = fmt.Errorf("kqueue driver: no kqueue in this build (BSD and darwin only; on Linux build with cgo and the tag eventloop_libkqueue): %w", errors.ErrUnsupported)
 
+// A stub of its own per driver (afd, epoll, kqueue, netpoll and stream's are
+// alike): methods are declared in their type's package, each package builds
+// alone on every GOOS, and a shared stub embedded in Driver would change its
+// exported fields and panic on a nil *Driver.
+
 // Driver has the same API in every build; here New fails with an error
 // matching errors.ErrUnsupported.
 type Driver struct{}

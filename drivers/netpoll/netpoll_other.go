@@ -13,6 +13,11 @@ import (
 // errUnsupported says why: the driver waits on Unix descriptors.
 var errUnsupported = fmt.Errorf("netpoll: no Unix file descriptors on this system: %w", errors.ErrUnsupported)
 
+// A stub of its own per driver (afd, epoll, kqueue, netpoll and stream's are
+// alike): methods are declared in their type's package, each package builds
+// alone on every GOOS, and a shared stub embedded in Driver would change its
+// exported fields and panic on a nil *Driver.
+
 // Driver exists on every system so that code naming it builds everywhere;
 // here it cannot be created.
 type Driver struct{}

@@ -29,22 +29,18 @@ var (
 	hostBytes  = alnumAnd("-._~!$&'()*+,;=%:[]") // validHost
 )
 
-// isTokenByte reports whether b may appear in a token (RFC 9110 5.6.2:
-// tchar).
-func isTokenByte(b byte) bool { return tokenBytes[b] }
-
-// validFieldName: a field name is a non-empty token.
-func validFieldName(s string) bool {
-	if s == "" {
-		return false
-	}
+// holdsAll reports whether every byte of s is in set.
+func (set *byteSet) holdsAll(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isTokenByte(s[i]) {
+		if !set[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// validFieldName: a field name is a non-empty token.
+func validFieldName(s string) bool { return s != "" && tokenBytes.holdsAll(s) }
 
 // validFieldValue: no control characters but horizontal tab (RFC 9110
 // 5.5; bytes from 0x80 are obs-text, allowed).
@@ -60,14 +56,7 @@ func validFieldValue(s string) bool {
 // validHost: the bytes of RFC 3986's host (reg-name, IP literal) and a
 // port: unreserved, sub-delims, '%' of pct-encoding and IPv6 zones, ':',
 // '[' and ']'.
-func validHost(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !hostBytes[s[i]] {
-			return false
-		}
-	}
-	return true
-}
+func validHost(s string) bool { return hostBytes.holdsAll(s) }
 
 // hasToken reports whether one of the comma-separated lists in values
 // holds token, compared without case (Connection, Expect).
