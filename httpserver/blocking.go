@@ -196,12 +196,7 @@ func (o *offLoop) WriteHeader(code int) {
 func (o *offLoop) Flush() { o.FlushError() }
 
 // FlushError is http.ResponseController's Flush.
-func (o *offLoop) FlushError() (err error) {
-	if !o.call(func() { err = http.NewResponseController(o.w).Flush() }) {
-		return errOffLoopGone
-	}
-	return err
-}
+func (o *offLoop) FlushError() error { return o.control((*http.ResponseController).Flush) }
 
 func (o *offLoop) Hijack() (c net.Conn, brw *bufio.ReadWriter, err error) {
 	if !o.call(func() { c, brw, err = http.NewResponseController(o.w).Hijack() }) {
@@ -210,22 +205,22 @@ func (o *offLoop) Hijack() (c net.Conn, brw *bufio.ReadWriter, err error) {
 	return c, brw, err
 }
 
-func (o *offLoop) SetReadDeadline(t time.Time) (err error) {
-	if !o.call(func() { err = http.NewResponseController(o.w).SetReadDeadline(t) }) {
-		return errOffLoopGone
-	}
-	return err
+func (o *offLoop) SetReadDeadline(t time.Time) error {
+	return o.control(func(rc *http.ResponseController) error { return rc.SetReadDeadline(t) })
 }
 
-func (o *offLoop) SetWriteDeadline(t time.Time) (err error) {
-	if !o.call(func() { err = http.NewResponseController(o.w).SetWriteDeadline(t) }) {
-		return errOffLoopGone
-	}
-	return err
+func (o *offLoop) SetWriteDeadline(t time.Time) error {
+	return o.control(func(rc *http.ResponseController) error { return rc.SetWriteDeadline(t) })
 }
 
-func (o *offLoop) EnableFullDuplex() (err error) {
-	if !o.call(func() { err = http.NewResponseController(o.w).EnableFullDuplex() }) {
+func (o *offLoop) EnableFullDuplex() error {
+	return o.control((*http.ResponseController).EnableFullDuplex)
+}
+
+// control makes a call of http.ResponseController's that returns only an
+// error on the connection's fiber.
+func (o *offLoop) control(f func(*http.ResponseController) error) (err error) {
+	if !o.call(func() { err = f(http.NewResponseController(o.w)) }) {
 		return errOffLoopGone
 	}
 	return err

@@ -107,11 +107,19 @@ func TestLargeBodyReadSuspends(t *testing.T) {
 		})})
 		half := []byte(strings.Repeat("0123456789abcdef", 1<<18)) // 4 MiB
 		pr, pw := io.Pipe()
+		sent := make(chan struct{})
 		go func() {
+			defer close(sent)
 			pw.Write(half)
 			fastRequests(t, ts.url, 20)
 			pw.Write(half)
 			pw.Close()
+		}()
+		// The sender reports through t.Error, which must not come after the
+		// test's end: a Fatal below unblocks its writes and waits for it.
+		defer func() {
+			pr.Close()
+			<-sent
 		}()
 		req, _ := http.NewRequest("POST", ts.url+"/upload", pr)
 		req.ContentLength = int64(2 * len(half))

@@ -121,11 +121,7 @@ func (c *conn) serve() {
 	}
 	for first := true; ; first = false {
 		if !first {
-			if d := srv.idleTimeout(); d > 0 {
-				c.setReadDeadline(time.Now().Add(d))
-			} else {
-				c.setReadDeadline(time.Time{})
-			}
+			c.setReadTimeout(srv.idleTimeout())
 		}
 		if c.br == nil || c.br.Buffered() == 0 {
 			if !c.awaitRequest() {
@@ -135,11 +131,7 @@ func (c *conn) serve() {
 		if !first {
 			// ReadHeaderTimeout counts from the first byte of a request
 			// that followed another, from the accept for the first one.
-			if d := srv.readHeaderTimeout(); d > 0 {
-				c.setReadDeadline(time.Now().Add(d))
-			} else {
-				c.setReadDeadline(time.Time{})
-			}
+			c.setReadTimeout(srv.readHeaderTimeout())
 		}
 		c.setState(http.StateActive)
 		if !c.serveRequest() {
@@ -363,6 +355,15 @@ func (c *conn) setState(st http.ConnState) {
 	}
 }
 
+// setReadTimeout sets the read deadline d from now; none for 0.
+func (c *conn) setReadTimeout(d time.Duration) {
+	if d > 0 {
+		c.setReadDeadline(time.Now().Add(d))
+	} else {
+		c.setReadDeadline(time.Time{})
+	}
+}
+
 // setReadDeadline skips the call when nothing changes (no timeouts: no
 // call at all on the hot path).
 func (c *conn) setReadDeadline(t time.Time) {
@@ -373,6 +374,8 @@ func (c *conn) setReadDeadline(t time.Time) {
 	c.rwc.SetReadDeadline(t)
 }
 
+// setWriteDeadline is setReadDeadline for writes, kept apart: one for
+// both would take a method value of c.rwc, which may allocate.
 func (c *conn) setWriteDeadline(t time.Time) {
 	if t.IsZero() && c.wd.IsZero() {
 		return

@@ -16,7 +16,7 @@ import (
 // reqCtx is a request's context. Every request gets one, so it costs
 // little until used: its channel (a context.WithCancel of its own) is
 // made by the first Done, and that first Done is also what starts
-// watching the connection for the client's going (watch_unix.go, watch_windows.go): a
+// watching the connection for the client's going (beginWatch): a
 // handler that never asks whether the client is still there pays nothing
 // for the question. Packages that derive contexts from it (WithCancel,
 // WithTimeout, AfterFunc) call Done, and find the inner context through

@@ -2,7 +2,6 @@ package httpserver
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/tls"
 	"errors"
 	"net/http"
@@ -12,14 +11,6 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/socket"
 )
-
-// bufSize is the size of a connection's read and write buffers (as
-// net/http's), and of a loop's scratch buffer for idle reads.
-const bufSize = 4 << 10
-
-// poolMax bounds each of a loop's free lists: beyond it, buffers go to
-// the garbage collector.
-const poolMax = 1024
 
 // newConnGrace is how long Shutdown leaves a connection that has sent
 // nothing yet, as net/http's closeIdleConns does (StateNew for 5 s).
@@ -45,17 +36,12 @@ type loopState struct {
 	// and takes a read buffer only then: 10 000 idle connections hold no
 	// buffer.
 	scratch [bufSize]byte
-	readers []*bufio.Reader
-	writers []*bufio.Writer
+	readers freeList[*bufio.Reader]
+	writers freeList[*bufio.Writer]
 
-	// The last body sniffed and its type: a server tends to send the
-	// same bodies, and the type depends on the first 512 bytes alone.
-	sniffed     []byte
-	sniffedType string
-
-	dateSec int64
-	date    []byte
-	dateArr [len(http.TimeFormat)]byte
+	// Kept from one response to the next: responses repeat themselves.
+	sniffs sniffCache
+	dates  dateCache
 }
 
 func newLoopState(s *Server, l *core.Loop) *loopState {
@@ -180,63 +166,4 @@ func (ls *loopState) closeListeners() {
 	for _, ln := range slices.Clone(ls.listeners) {
 		ln.Close()
 	}
-}
-
-func (ls *loopState) getReader(r *connReader) *bufio.Reader {
-	if n := len(ls.readers); n > 0 {
-		br := ls.readers[n-1]
-		ls.readers[n-1] = nil
-		ls.readers = ls.readers[:n-1]
-		br.Reset(r)
-		return br
-	}
-	return bufio.NewReaderSize(r, bufSize)
-}
-
-func (ls *loopState) putReader(br *bufio.Reader) {
-	br.Reset(nil)
-	if len(ls.readers) < poolMax {
-		ls.readers = append(ls.readers, br)
-	}
-}
-
-func (ls *loopState) getWriter(w *connWriter) *bufio.Writer {
-	if n := len(ls.writers); n > 0 {
-		bw := ls.writers[n-1]
-		ls.writers[n-1] = nil
-		ls.writers = ls.writers[:n-1]
-		bw.Reset(w)
-		return bw
-	}
-	return bufio.NewWriterSize(w, bufSize)
-}
-
-func (ls *loopState) putWriter(bw *bufio.Writer) {
-	bw.Reset(nil)
-	if len(ls.writers) < poolMax {
-		ls.writers = append(ls.writers, bw)
-	}
-}
-
-// httpDate is the Date header's value for now, formatted once a second.
-func (ls *loopState) httpDate() []byte {
-	now := time.Now()
-	if s := now.Unix(); s != ls.dateSec || ls.date == nil {
-		ls.dateSec = s
-		ls.date = now.UTC().AppendFormat(ls.dateArr[:0], http.TimeFormat)
-	}
-	return ls.date
-}
-
-// sniff is http.DetectContentType(p), remembered for the last p.
-func (ls *loopState) sniff(p []byte) string {
-	if len(p) > sniffLen {
-		p = p[:sniffLen]
-	}
-	if ls.sniffedType != "" && bytes.Equal(p, ls.sniffed) {
-		return ls.sniffedType
-	}
-	ls.sniffedType = http.DetectContentType(p)
-	ls.sniffed = append(ls.sniffed[:0], p...)
-	return ls.sniffedType
 }

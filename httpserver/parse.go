@@ -33,82 +33,20 @@ func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) (ok
 	if end < 0 {
 		return false, false
 	}
-	// Cheap checks before the string is made: the request line.
-	line := buf[:bytes.IndexByte(buf, '\n')+1]
-	if len(line) < len("GET / HTTP/1.1\r\n") || line[len(line)-2] != '\r' {
-		return false, false
-	}
-	var minor int
-	switch string(line[len(line)-11:]) {
-	case " HTTP/1.1\r\n":
-		minor = 1
-	case " HTTP/1.0\r\n":
-	default:
+	// Cheap checks before the string is made.
+	lineLen, minor, ok := requestLineShape(buf)
+	if !ok {
 		return false, false
 	}
 	s := string(buf[:end+2]) // the request line and the fields, each with its CRLF
-	sp := strings.IndexByte(s, ' ')
-	lineEnd := len(line) - 11
-	if sp <= 0 || sp >= lineEnd {
+	lineEnd := lineLen - len(" HTTP/1.1\r\n")
+	method, uri, ok := parseRequestLine(s[:lineEnd], u)
+	if !ok {
 		return false, false
 	}
-	method, uri := s[:sp], s[sp+1:lineEnd]
-	if !validMethod(method) || method == "CONNECT" || method == "PRI" || !plainTarget(uri) {
+	h, host, hadHost, sawConn, ok := parseFields(s[lineLen:], strs)
+	if !ok {
 		return false, false
-	}
-	*u = url.URL{Path: uri}
-	if q := strings.IndexByte(uri, '?'); q >= 0 {
-		if q == len(uri)-1 {
-			return false, false // ForceQuery: left to url.ParseRequestURI
-		}
-		u.Path, u.RawQuery = uri[:q], uri[q+1:]
-	}
-
-	fields := s[len(line):]
-	n := strings.Count(fields, "\n")
-	h := make(http.Header, n)
-	var host string
-	var sawConn bool
-	if n > len(strs) {
-		strs = make([]string, n)
-	}
-	for len(fields) > 0 {
-		i := strings.IndexByte(fields, '\n')
-		if i < 1 || fields[i-1] != '\r' {
-			return false, false
-		}
-		f := fields[:i-1]
-		fields = fields[i+1:]
-		colon := strings.IndexByte(f, ':')
-		if colon <= 0 {
-			return false, false
-		}
-		k, v := f[:colon], trimOWS(f[colon+1:])
-		if !validFieldName(k) || !validFieldValue(v) {
-			return false, false
-		}
-		if !isCanonical(k) {
-			k = http.CanonicalHeaderKey(k)
-		}
-		switch k {
-		case "Host":
-			if hadHost {
-				return false, false
-			}
-			hadHost, host = true, v
-			continue
-		case "Content-Length", "Transfer-Encoding", "Trailer", "Pragma":
-			return false, false
-		case "Connection":
-			sawConn = true
-		}
-		if vv := h[k]; vv == nil {
-			vv, strs = strs[:1:1], strs[1:]
-			vv[0] = v
-			h[k] = vv
-		} else {
-			h[k] = append(vv, v)
-		}
 	}
 	*r = http.Request{
 		Method:     method,
@@ -132,6 +70,98 @@ func parseFast(br *bufio.Reader, r *http.Request, u *url.URL, strs []string) (ok
 	}
 	br.Discard(end + 4)
 	return true, hadHost
+}
+
+// requestLineShape checks the request line at the head of buf for what
+// parseFast takes: long enough, ending in CRLF, HTTP/1.0 or 1.1. It
+// returns the line's length, CRLF included, and the protocol's minor
+// version.
+func requestLineShape(buf []byte) (lineLen, minor int, ok bool) {
+	line := buf[:bytes.IndexByte(buf, '\n')+1]
+	if len(line) < len("GET / HTTP/1.1\r\n") || line[len(line)-2] != '\r' {
+		return 0, 0, false
+	}
+	switch string(line[len(line)-11:]) {
+	case " HTTP/1.1\r\n":
+		minor = 1
+	case " HTTP/1.0\r\n":
+	default:
+		return 0, 0, false
+	}
+	return len(line), minor, true
+}
+
+// parseRequestLine splits a request line, its protocol cut off, into a
+// method and a target, into u, that need nothing of url.ParseRequestURI.
+func parseRequestLine(line string, u *url.URL) (method, uri string, ok bool) {
+	sp := strings.IndexByte(line, ' ')
+	if sp <= 0 {
+		return "", "", false
+	}
+	method, uri = line[:sp], line[sp+1:]
+	if !validMethod(method) || method == "CONNECT" || method == "PRI" || !plainTarget(uri) {
+		return "", "", false
+	}
+	*u = url.URL{Path: uri}
+	if q := strings.IndexByte(uri, '?'); q >= 0 {
+		if q == len(uri)-1 {
+			return "", "", false // ForceQuery: left to url.ParseRequestURI
+		}
+		u.Path, u.RawQuery = uri[:q], uri[q+1:]
+	}
+	return method, uri, true
+}
+
+// parseFields reads the header fields (each line with its CRLF), checked,
+// into a header whose values' slices are cut from strs (made when there
+// are more fields), but Host, which it returns apart. False for a field
+// it leaves to readRequest: one that frames a body, Pragma, a second
+// Host.
+func parseFields(fields string, strs []string) (h http.Header, host string, hadHost, sawConn, ok bool) {
+	n := strings.Count(fields, "\n")
+	h = make(http.Header, n)
+	if n > len(strs) {
+		strs = make([]string, n)
+	}
+	for len(fields) > 0 {
+		i := strings.IndexByte(fields, '\n')
+		if i < 1 || fields[i-1] != '\r' {
+			return nil, "", false, false, false
+		}
+		f := fields[:i-1]
+		fields = fields[i+1:]
+		colon := strings.IndexByte(f, ':')
+		if colon <= 0 {
+			return nil, "", false, false, false
+		}
+		k, v := f[:colon], trimOWS(f[colon+1:])
+		if !validFieldName(k) || !validFieldValue(v) {
+			return nil, "", false, false, false
+		}
+		if !isCanonical(k) {
+			k = http.CanonicalHeaderKey(k)
+		}
+		switch k {
+		case "Host":
+			if hadHost {
+				return nil, "", false, false, false
+			}
+			hadHost, host = true, v
+			continue
+		case "Content-Length", "Transfer-Encoding", "Trailer", "Pragma":
+			return nil, "", false, false, false
+		case "Connection":
+			sawConn = true
+		}
+		if vv := h[k]; vv == nil {
+			vv, strs = strs[:1:1], strs[1:]
+			vv[0] = v
+			h[k] = vv
+		} else {
+			h[k] = append(vv, v)
+		}
+	}
+	return h, host, hadHost, sawConn, true
 }
 
 var crlfcrlf = []byte("\r\n\r\n")
@@ -179,7 +209,8 @@ func isCanonical(k string) bool {
 	return true
 }
 
-// trimOWS drops the spaces and tabs around a field value.
+// trimOWS drops the spaces and tabs around a field value. Not trimSpace,
+// which drops CR and LF too: validFieldValue must still see those.
 func trimOWS(s string) string {
 	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
 		s = s[1:]

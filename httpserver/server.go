@@ -290,6 +290,7 @@ func (s *Server) readHeaderTimeout() time.Duration {
 	return s.ReadTimeout
 }
 
+// idleTimeout is readHeaderTimeout's twin, kept as net/http names them.
 func (s *Server) idleTimeout() time.Duration {
 	if s.IdleTimeout > 0 {
 		return s.IdleTimeout
