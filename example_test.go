@@ -189,23 +189,37 @@ func ExampleLoop_RunContext() {
 	// Output: context deadline exceeded
 }
 
-// slowWork stands for a callback that blocks the loop.
-func slowWork() { time.Sleep(100 * time.Millisecond) }
+// slowWork stands for a callback that blocks the loop: for 100 ms, and
+// then until seen says the watchdog has reported it (or for 10 s), so
+// that the report comes while it runs however late a loaded machine
+// schedules the watchdog.
+func slowWork(seen <-chan struct{}) {
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-seen:
+	case <-time.After(10 * time.Second):
+	}
+}
 
 // The watchdog reports a callback that runs too long while it still runs,
 // with the stack of its fiber (where it is stuck), and again when it
 // returns. EVENTLOOP_DEBUG_SLOW=100ms does the same for every loop, to the
 // standard logger.
 func ExampleWithWatchdog() {
+	seen := make(chan struct{}, 1)
 	report := func(s eventloop.SlowCallback) {
 		if s.Done {
 			fmt.Printf("%s %s returned after more than 50ms: %v\n", s.Kind, s.ID, s.Elapsed > 50*time.Millisecond)
 			return
 		}
 		fmt.Printf("%s %s still running, in slowWork: %v\n", s.Kind, s.ID, strings.Contains(s.Stack, "slowWork"))
+		select {
+		case seen <- struct{}{}:
+		default:
+		}
 	}
 	l, _ := eventloop.New(eventloop.WithWatchdog(20*time.Millisecond, report))
-	l.Defer(func(eventloop.CallbackID) { slowWork() })
+	l.Defer(func(eventloop.CallbackID) { slowWork(seen) })
 	_ = l.Run()
 	_ = l.Close() // the watchdog has made its reports when Close returns
 	// Output:

@@ -42,9 +42,13 @@ func driverContractCases() []DriverCase {
 // calls it hung.
 const dcLimit = 5 * time.Second
 
-// dcSlack bounds how late a timed Wait may return: generous, because the
-// machines that run the suite are shared.
-const dcSlack = 200 * time.Millisecond
+// dcHang bounds how late a timed Wait may return, and how long a Wait that
+// has something to report (a Wakeup, a ready fd) may take to return it: a
+// hang guard, seconds above what a loaded shared machine adds, never a
+// measure of speed. What the contract says of how soon a Wait returns is
+// checked from below (a timed Wait takes at least its timeout) and by
+// whether it returns at all.
+const dcHang = 3 * time.Second
 
 type dcResult struct {
 	n          int
@@ -140,12 +144,19 @@ func dcResolution(d core.Driver) time.Duration {
 	return 0
 }
 
+// dcWaitZeroReturnsAtOnce: with nothing registered, a Wait(0) that blocked
+// would block for ever; one that returns within dcHang polled.
 func dcWaitZeroReturnsAtOnce(t *testing.T, d core.Driver) {
 	ev := make([]core.Event, 8)
-	dcMostly(t, "Wait(0) with nothing ready returns within 50ms", func() (bool, string) {
+	for range 5 {
 		r := dcMust(t, d, ev, 0)
-		return r.n == 0 && r.took < 50*time.Millisecond, fmt.Sprintf("n=%d took=%v", r.n, r.took)
-	})
+		if r.n != 0 {
+			t.Errorf("Wait(0) reported %d events with nothing registered: %v", r.n, ev[:r.n])
+		}
+		if r.took > dcHang {
+			t.Errorf("Wait(0) with nothing ready took %v", r.took)
+		}
+	}
 }
 
 func dcWaitTimeoutIsHonoured(t *testing.T, d core.Driver) {
@@ -158,7 +169,7 @@ func dcWaitTimeoutIsHonoured(t *testing.T, d core.Driver) {
 		if r.n != 0 {
 			t.Errorf("Wait reported %d events with nothing registered: %v", r.n, ev[:r.n])
 		}
-		if r.took > timeout+res+dcSlack {
+		if r.took > timeout+res+dcHang {
 			t.Errorf("Wait(%v) took %v (resolution %v)", timeout, r.took, res)
 		}
 		return r.took >= timeout, fmt.Sprint(r.took)
@@ -177,7 +188,7 @@ func dcWaitTimeoutBelowResolutionStillWaits(t *testing.T, d core.Driver) {
 		least := max(timeout, res)
 		dcMostly(t, fmt.Sprintf("Wait(%v) with resolution %v takes at least %v", timeout, res, least), func() (bool, string) {
 			r := dcMust(t, d, ev, timeout)
-			if r.took > least+dcSlack {
+			if r.took > least+dcHang {
 				t.Errorf("Wait(%v) took %v", timeout, r.took)
 			}
 			return r.took >= least, fmt.Sprint(r.took)
@@ -197,7 +208,7 @@ func dcWakeupBeforeWaitMakesNextWaitReturn(t *testing.T, d core.Driver) {
 		if r.n != 0 {
 			t.Errorf("Wait after Wakeup reported %d events with nothing registered", r.n)
 		}
-		if r.took > time.Second {
+		if r.took > dcHang {
 			t.Errorf("Wait(-1) after Wakeup %d took %v", i, r.took)
 		}
 	}
@@ -232,7 +243,7 @@ func dcWakeupWhileWaitBlocks(t *testing.T, d core.Driver) {
 		case at.Before(r.start):
 			return false, fmt.Sprintf("Wait began %v after the Wakeup", r.start.Sub(at))
 		}
-		if lag := r.end.Sub(at); lag > time.Second {
+		if lag := r.end.Sub(at); lag > dcHang {
 			t.Errorf("Wait(-1) returned %v after a Wakeup made while it waited", lag)
 		}
 		return true, fmt.Sprintf("returned %v after the Wakeup", r.end.Sub(at))
@@ -273,7 +284,7 @@ func dcWakeupsCoalesce(t *testing.T, d core.Driver) {
 		if r.n != 0 {
 			t.Errorf("Wait after Wakeups reported %d events with nothing registered", r.n)
 		}
-		if r.took > time.Second {
+		if r.took > dcHang {
 			t.Errorf("Wait(-1) after %d Wakeups took %v", calls, r.took)
 		}
 		r = dcMust(t, d, ev, quiet)
@@ -320,7 +331,7 @@ loop:
 	if err := d.Wakeup(); err != nil {
 		t.Fatalf("Wakeup: %v", err)
 	}
-	if r := dcMust(t, d, ev, -1); r.took > time.Second {
+	if r := dcMust(t, d, ev, -1); r.took > dcHang {
 		t.Errorf("Wait(-1) after a Wakeup took %v", r.took)
 	}
 }
@@ -349,7 +360,7 @@ func dcWakeupNeverBlocks(t *testing.T, d core.Driver) {
 		t.Fatalf("%d Wakeups without a Wait did not finish within %v: Wakeup blocks", calls, dcLimit)
 	}
 	ev := make([]core.Event, 8)
-	if r := dcMust(t, d, ev, -1); r.took > time.Second {
+	if r := dcMust(t, d, ev, -1); r.took > dcHang {
 		t.Errorf("Wait(-1) after Wakeups took %v", r.took)
 	}
 }

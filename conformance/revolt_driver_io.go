@@ -117,12 +117,13 @@ func driverIOCases() []Case {
 		}},
 
 		// From testInitiallyDisabledOnSignalCallback. Upstream's 0.1 s
-		// failure timer is 2 s here: it only ends a failing case, and signal
-		// delivery on a loaded machine may take longer than 0.1 s.
+		// failure timer is 5 s here: it only ends a failing case (a hang
+		// guard), and signal delivery on a loaded machine may take longer
+		// than 0.1 s.
 		{Name: "InitiallyDisabledOnSignalCallback", Fn: func(t *testing.T, l *core.Loop) {
 			rvSignalCapability(t, l)
 			var out rvLog
-			stop := l.Delay(2*time.Second, func(core.CallbackID) {
+			stop := l.Delay(5*time.Second, func(core.CallbackID) {
 				out.print("ERROR: manual stop")
 				l.Stop()
 			})

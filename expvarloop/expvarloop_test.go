@@ -9,12 +9,12 @@ import (
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/expvarloop"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 // Publish makes the metrics an expvar whose JSON carries the counters, the
 // utilization and the lateness quantiles, read from another goroutine while

@@ -20,10 +20,19 @@ import (
 
 // stalled is a server that never answers: it accepts and reads, or
 // answers the header and never the body, as its path says. The test's
-// end releases it.
-func stalled(t *testing.T) *httptest.Server {
+// end releases it. A request whose query is "signal" is announced on
+// arrived once the server has read it (the client then awaits the
+// header).
+func stalled(t *testing.T) (ts *httptest.Server, arrived <-chan struct{}) {
 	gone := make(chan struct{})
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	in := make(chan struct{}, 1)
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery == "signal" {
+			select {
+			case in <- struct{}{}:
+			default:
+			}
+		}
 		if r.URL.Path == "/body" {
 			w.Header().Set("Content-Length", "100")
 			io.WriteString(w, "ten bytes.")
@@ -35,7 +44,7 @@ func stalled(t *testing.T) *httptest.Server {
 		}
 	}))
 	t.Cleanup(func() { close(gone); ts.Close() })
-	return ts
+	return ts, in
 }
 
 // TestCancel: the request's context ends a request that waits for the
@@ -44,7 +53,7 @@ func stalled(t *testing.T) *httptest.Server {
 // with the error net/http's Transport gives, from a fiber and a
 // goroutine; the connection is not kept.
 func TestCancel(t *testing.T) {
-	ts := stalled(t)
+	ts, arrived := stalled(t)
 	std := &http.Transport{}
 	defer std.CloseIdleConnections()
 	type attempt func(rt http.RoundTripper) error
@@ -53,9 +62,23 @@ func TestCancel(t *testing.T) {
 		try  attempt
 	}{
 		{"cancel awaiting the header", func(rt http.RoundTripper) error {
+			// Cancelled once the server has the request, not after a time
+			// that a loaded machine may spend dialling.
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(20*time.Millisecond, cancel)
-			_, err := roundTrip(ctx, rt, ts.URL+"/header")
+			defer cancel()
+			select {
+			case <-arrived: // a stale announcement
+			default:
+			}
+			go func() {
+				select {
+				case <-arrived:
+				case <-ctx.Done():
+				case <-time.After(10 * time.Second): // a hang guard
+				}
+				cancel()
+			}()
+			_, err := roundTrip(ctx, rt, ts.URL+"/header?signal")
 			return err
 		}},
 		{"deadline awaiting the header", func(rt http.RoundTripper) error {
@@ -158,7 +181,7 @@ func describe(err error) string {
 // same loop, package httpserver, answered once all are in).
 func TestFiberWaitsAlone(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
-		ts := stalled(t)
+		ts, _ := stalled(t)
 		tr := &httpclient.Transport{Loop: l}
 		done := make(chan error, 1)
 		ctx, cancel := context.WithCancel(context.Background())

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"github.com/revoltgo/eventloop/internal/testloop"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 // eachDriver runs f as a subtest per driver with a fresh loop run by a
 // goroutine until f and its cleanups are over, and checks that the case

@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 // The loops of the tests (package testloop): a subtest per driver, each
 // with a fresh loop, run by a goroutine where the test needs it.

@@ -24,9 +24,9 @@ import (
 	gorilla "github.com/gorilla/websocket"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
-	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		ln.Close()
 	}
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }
 
 // hangGuard bounds every wait of a test that would otherwise hang: a

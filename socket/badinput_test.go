@@ -18,6 +18,7 @@ import (
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"go.uber.org/goleak"
 )
 
@@ -217,7 +218,7 @@ func errDiff(ours, nets error) string {
 // leakFree runs f and fails t if it left a goroutine or a descriptor.
 func leakFree(t *testing.T, f func()) {
 	t.Helper()
-	fds, counted := countFDs()
+	fds, counted := leakcheck.FDs()
 	goroutines := goleak.IgnoreCurrent()
 	f()
 	if err := goleak.Find(goroutines); err != nil {
@@ -226,14 +227,10 @@ func leakFree(t *testing.T, f func()) {
 	if !counted {
 		return
 	}
-	n := 0
-	for range 200 { // Close returns once closed: this waits only for a failure
-		if n, _ = countFDs(); n == fds {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	// Close returns once closed: Leaked's deadline is reached only by a leak.
+	if err := leakcheck.Leaked(fds, leakcheck.Deadline); err != nil {
+		t.Error(err)
 	}
-	t.Errorf("%d descriptors open before the case, %d after", fds, n)
 }
 
 // runBadCase runs bc on l's sockets in mode m (l nil: on net's) and

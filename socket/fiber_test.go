@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 )
 
 // fiber runs fn in a fiber of l (a Defer), in the next tick.
@@ -574,7 +575,7 @@ func TestLoopCloseEndsWaits(t *testing.T) {
 	watchdog(t, time.Minute)
 	for _, name := range drivers() {
 		t.Run(name, func(t *testing.T) {
-			before, counted := countFDs()
+			before, counted := leakcheck.Count()
 			l := newLoop(t, name)
 			const n = 10
 			errs := make([]error, n)
@@ -637,7 +638,7 @@ func TestLoopCloseEndsWaits(t *testing.T) {
 			if _, err := peers[0].Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
 				t.Errorf("Read on a conn of a closed loop: %v", err)
 			}
-			if after, _ := countFDs(); counted && after != before {
+			if after, _ := leakcheck.Count(); counted && after != before {
 				t.Fatalf("%d descriptors open before the loop, %d after its Close", before, after)
 			}
 		})

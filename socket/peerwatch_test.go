@@ -53,18 +53,20 @@ func onLoop(t *testing.T, l *core.Loop, fn func()) {
 // next Read), after Stop, or after our own Close.
 func TestPeerWatch(t *testing.T) {
 	cases := []struct {
-		name     string
-		peer     func(*net.TCPConn) error
+		name string
+		// peer acts on the watched conn's peer; ended returns once the
+		// watch has ended.
+		peer     func(p *net.TCPConn, ended func()) error
 		wantGone bool
 	}{
-		{"peer closes", func(p *net.TCPConn) error { return p.Close() }, true},
-		{"peer resets", func(p *net.TCPConn) error { p.SetLinger(0); return p.Close() }, true},
-		{"peer half-closes", func(p *net.TCPConn) error { return p.CloseWrite() }, true},
-		{"peer sends a byte, then closes", func(p *net.TCPConn) error {
+		{"peer closes", func(p *net.TCPConn, _ func()) error { return p.Close() }, true},
+		{"peer resets", func(p *net.TCPConn, _ func()) error { p.SetLinger(0); return p.Close() }, true},
+		{"peer half-closes", func(p *net.TCPConn, _ func()) error { return p.CloseWrite() }, true},
+		{"peer sends a byte, then closes", func(p *net.TCPConn, ended func()) error {
 			if _, err := p.Write([]byte("x")); err != nil {
 				return err
 			}
-			time.Sleep(20 * time.Millisecond)
+			ended() // the byte ended the watch: the close comes after
 			return p.Close()
 		}, false},
 	}
@@ -80,7 +82,19 @@ func TestPeerWatch(t *testing.T) {
 						t.Error(err)
 					}
 				})
-				if err := tc.peer(peer); err != nil {
+				ended := func() {
+					for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+						watching := true
+						onLoop(t, l, func() { watching = w.Watching() })
+						if !watching {
+							return
+						}
+						if time.Now().After(deadline) {
+							t.Fatal("the watch still on 10 s after the peer sent a byte")
+						}
+					}
+				}
+				if err := tc.peer(peer, ended); err != nil {
 					t.Fatal(err)
 				}
 				// Where the peer has gone, gone must run: 10 s is a hang

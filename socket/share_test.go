@@ -211,7 +211,9 @@ func shareConns(t *testing.T, l *core.Loop, n int, readers bool) {
 			_, err := c.Read(make([]byte, 1))
 			readErr <- err
 		}()
-		time.Sleep(time.Millisecond) // most often the Read waits by now; either order must work
+		if err := goroutineWaits(l); err != nil { // the Read waits: Close wakes it
+			t.Fatal(err)
+		}
 		closed := make(chan error, 1)
 		go func() { closed <- c.Close() }()
 		if err := <-closed; err != nil {
@@ -286,7 +288,9 @@ func TestCloseReturnsAfterClose(t *testing.T) {
 						_, err := ln.Accept()
 						acceptErr <- err
 					}()
-					time.Sleep(time.Millisecond) // most often Accept waits by now
+					if err := goroutineWaits(l); err != nil { // the Accept waits: Close wakes it
+						t.Fatal(err)
+					}
 					if err := ln.Close(); err != nil {
 						t.Errorf("Close: %v", err)
 					}

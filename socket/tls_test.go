@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,6 +63,17 @@ func tlsAccept(t *testing.T, l *core.Loop, serve func(c *TLSConn)) *tls.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server's conn is closed when t ends, if serve did not close it
+	// (a second Close fails, harmlessly).
+	var mu sync.Mutex
+	var srv *TLSConn
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if srv != nil {
+			srv.Close()
+		}
+	})
 	l.Post(func() {
 		c, err := ln.Accept()
 		ln.Close()
@@ -69,7 +81,11 @@ func tlsAccept(t *testing.T, l *core.Loop, serve func(c *TLSConn)) *tls.Conn {
 			t.Error(err)
 			return
 		}
-		serve(TLSServer(c.(*Conn), srvConf))
+		s := TLSServer(c.(*Conn), srvConf)
+		mu.Lock()
+		srv = s
+		mu.Unlock()
+		serve(s)
 	})
 	nc, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 )
 
 // testCommandEnv, set to 1, makes the test binary the eventloop command: it
@@ -17,5 +17,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(testCommandEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }

@@ -139,7 +139,7 @@ func TestNetServerStartFails(t *testing.T) {
 	}
 	var pids []int
 	cfg := netConfig{benchRun: benchRun{self: self, selfEnv: []string{testCommandEnv + "=1"},
-		started: func(pid int) { pids = append(pids, pid) }, readyTimeout: 300 * time.Millisecond}}
+		started: func(pid int) { pids = append(pids, pid) }, readyTimeout: 30 * time.Second}}
 
 	exits := benchServer{key: "x", label: "x", env: cfg.selfEnv, argv: func(addr string) []string {
 		return []string{self, "echo", "--driver", "nosuch", addr}
@@ -158,6 +158,10 @@ func TestNetServerStartFails(t *testing.T) {
 	exited := pids
 	pids = nil
 	silent := benchServer{key: "y", label: "y", argv: func(string) []string { return []string{sleep, "60"} }}
+	// The wait for a server that exits is bounded by its exit (a race
+	// build of this command can take more than a second to start on a
+	// loaded machine); for one that never answers, by readyTimeout.
+	cfg.readyTimeout = 300 * time.Millisecond
 	start := time.Now()
 	if _, err := startServer(cfg, silent); err == nil || !strings.Contains(err.Error(), "no echo") {
 		t.Errorf("a server that never answers: %v", err)

@@ -8,10 +8,10 @@ import (
 	"github.com/revoltgo/eventloop/conformance"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/afd"
-	"go.uber.org/goleak"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 func TestConformance(t *testing.T) {
 	conformance.Run(t, func() (core.Driver, error) { return afd.New() })

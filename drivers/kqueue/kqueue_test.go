@@ -10,7 +10,7 @@ import (
 	"github.com/revoltgo/eventloop/conformance"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/kqueue"
-	"go.uber.org/goleak"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) {
@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 		time.Sleep(5 * time.Second)
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }
 
 // TestConformance runs the whole suite once per waker: EVFILT_USER

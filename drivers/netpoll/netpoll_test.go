@@ -15,11 +15,11 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/internal/drivertest"
 	"github.com/revoltgo/eventloop/drivers/netpoll"
-	"go.uber.org/goleak"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"golang.org/x/sys/unix"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { leakcheck.Main(m) }
 
 func TestConformance(t *testing.T) {
 	conformance.Run(t, func() (core.Driver, error) { return netpoll.New() })

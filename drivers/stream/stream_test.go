@@ -7,11 +7,11 @@ import (
 	"github.com/revoltgo/eventloop/conformance"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/stream"
-	"go.uber.org/goleak"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leakcheck.Main(m)
 }
 
 func TestConformance(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"go.uber.org/goleak"
 )
 
@@ -57,7 +58,7 @@ func EachDriver(t *testing.T, f func(t *testing.T, l *core.Loop)) {
 // descriptors are open as now (where they can be counted: CountFDs).
 func NoLeaks(t testing.TB) {
 	t.Helper()
-	fds, counted := CountFDs()
+	fds, counted := leakcheck.FDs()
 	goroutines := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
 		if err := goleak.Find(goroutines); err != nil {
@@ -68,17 +69,18 @@ func NoLeaks(t testing.TB) {
 		}
 		// The Close of a loop, of its sockets and of net's returns once the
 		// descriptor is closed; net/http's servers and Transports close
-		// theirs on goroutines of their own, which goleak waited for. This
-		// waits only for a failure.
-		n := 0
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if n, _ = CountFDs(); n <= fds {
-				return
-			}
+		// theirs on goroutines of their own, which goleak waited for.
+		// Leaked polls, and its deadline is reached only by a leak.
+		if err := leakcheck.Leaked(fds, leakcheck.Deadline); err != nil {
+			t.Error(err)
 		}
-		t.Errorf("%d descriptors open before the case, %d after", fds, n)
 	})
 }
+
+// CountFDs counts the open descriptors of the process; ok is false where
+// they cannot be listed (Windows). Package leakcheck, which every test
+// binary's TestMain runs, is its home.
+func CountFDs() (n int, ok bool) { return leakcheck.Count() }
 
 // Watchdog panics (with every goroutine's stack) if the test runs past d:
 // a hang guard, never a bound on speed.

@@ -1,0 +1,13 @@
+//go:build unix
+
+package main
+
+import (
+	"testing"
+
+	"github.com/revoltgo/eventloop/internal/leakcheck"
+)
+
+// TestMain fails the run if the tests left a descriptor open or a
+// goroutine running (package leakcheck).
+func TestMain(m *testing.M) { leakcheck.Main(m) }
