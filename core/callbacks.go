@@ -150,9 +150,7 @@ func (l *Loop) add(typ CallbackType) *callback {
 	c.typ = typ
 	c.enabled, c.referenced = true, true
 	l.live++
-	if l.trace {
-		c.more().created = callers()
-	}
+	l.callbackMade(c)
 	return c
 }
 

@@ -30,10 +30,7 @@ func (l *Loop) Close() error {
 	l.doneOnce.Do(l.initDone)
 	close(l.done)
 	l.enter(opClose)
-	if l.wd != nil {
-		l.wdStop()
-	}
-	l.publish(l.now(), false) // Metrics after Close: the final values
+	l.loopCloses()
 	err := l.driver.Close()
 	if err != nil {
 		err = fmt.Errorf("eventloop: closing the %s driver: %w", l.driver.Name(), err)

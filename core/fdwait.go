@@ -320,6 +320,8 @@ func (p *FD) Wait(mode Interest) error {
 	if dl != 0 {
 		p.armTimer(d)
 	}
+	// suspendHere, written out as in Suspend: this is every socket
+	// read's and write's wait.
 	f.suspended = true
 	l.fiberSuspends()
 	f.yield(struct{}{})

@@ -83,9 +83,7 @@ func (l *Loop) newFiber() *fiber {
 	f.next, f.stop = iter.Pull(func(yield func(struct{}) bool) {
 		f.yield = yield
 		l.markFiber()
-		if l.wd != nil {
-			f.gid = goid()
-		}
+		l.fiberStarts(f)
 		f.body()
 	})
 	l.fibers.add(f)

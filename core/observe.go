@@ -1,13 +1,54 @@
 package core
 
 // The diagnostics seam. The scheduler tells the diagnostics (the watchdog,
-// watchdog.go; the metrics, metrics.go; tracing and Dump, suspension.go)
-// what happens at the points below, and they see the loop through nothing
-// else. Each point is small enough to be inlined: with the watchdog off it
+// watchdog.go; the metrics and counters, metrics.go; tracing, Dump and the
+// deadlock report, dump.go) what happens at the points below, and they see
+// the loop through nothing else:
+//
+//	runStarts, loopCloses            a run begins; Close is done
+//	tickBegins, waitEnded, clockRead the tick: counted, its wait, its clock
+//	callbackMade                     a callback is registered
+//	callbackRuns, timerRuns          a callback runs; a timer's lateness
+//	userRunBegins, userRunPauses     user code begins on a fiber; none runs
+//	fiberStarts                      a fiber's goroutine begins
+//	fiberSuspends, fiberResumed      a fiber waits; it goes on
+//
+// All but timerRuns, waitEnded and loopCloses (each has a clock read, a
+// syscall or a Close beside it) are inlined: with the watchdog off, each
 // costs one predictable branch, or a counter, as the code it stands for
-// did. The hot paths that cannot afford even a call (microtaskBatch, the
-// Suspend of suspension.go) test l.wd once for a whole batch or call these
-// points only.
+// did. One place tests l.wd itself: microtaskBatch, once per batch, so
+// that a microtask pays nothing (drain.go).
+
+// runStarts: Run, RunOnce or a main Suspend is about to run the loop.
+func (l *Loop) runStarts() {
+	if l.wd != nil {
+		l.wdStart()
+	}
+}
+
+// loopCloses: Close has unwound every fiber; the metrics take their final
+// values.
+func (l *Loop) loopCloses() {
+	if l.wd != nil {
+		l.wdStop()
+	}
+	l.publish(l.now(), false)
+}
+
+// fiberStarts: f's goroutine has begun, on its way to its first task.
+func (l *Loop) fiberStarts(f *fiber) {
+	if l.wd != nil {
+		f.gid = goid() // what a report of the watchdog names
+	}
+}
+
+// callbackMade: c has just been registered; with tracing it records
+// where (Dump and the deadlock report print it).
+func (l *Loop) callbackMade(c *callback) {
+	if l.trace {
+		c.more().created = callers()
+	}
+}
 
 // userRunBegins: user code is about to run on fiber f: a callback (id and
 // typ), a microtask, a resumed fiber, a post or the error handler (kind).

@@ -30,9 +30,7 @@ func (l *Loop) runEntered(done <-chan struct{}) error {
 	if done != nil {
 		defer l.stopWhenDone(done)()
 	}
-	if l.wd != nil {
-		l.wdStart()
-	}
+	l.runStarts()
 	l.enter(opRun)
 	intr := l.mainIntr
 	l.mainIntr = interrupt{}

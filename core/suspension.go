@@ -110,9 +110,7 @@ func (s *Suspension) suspendMain() (any, error) {
 	s.pending = true
 	s.epoch++
 	l.mainWait = s
-	if l.wd != nil {
-		l.wdStart()
-	}
+	l.runStarts()
 	l.enter(opRun)
 	l.mainWait = nil
 	intr, deadlock := l.mainIntr, l.mainDeadlock
