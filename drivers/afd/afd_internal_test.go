@@ -80,8 +80,11 @@ func TestReadinessIsWithinInterest(t *testing.T) {
 // The kernel owns a pending poll's op until its completion is dequeued:
 // a socket deregistered with a poll pending keeps its slot until then, so
 // that a registration made meanwhile cannot get an op the kernel may
-// still write to.
+// still write to. (Deregister waits for the completion, settle; here it
+// is made to give up at once, as when the completion is late.)
 func TestSlotOfAPendingPollWaitsForItsCompletion(t *testing.T) {
+	defer func(d time.Duration) { settleMax = d }(settleMax)
+	settleMax = 0
 	d := newDriver(t)
 	a, _ := pair(t)
 	c, _ := pair(t)
@@ -114,6 +117,46 @@ func TestSlotOfAPendingPollWaitsForItsCompletion(t *testing.T) {
 	}
 	if d.slots[old] != (slot{}) || len(d.free) != 1 || d.free[0] != old || d.pending != 1 {
 		t.Fatalf("after the cancel completed: slot %+v, free %v, %d pending; want slot %d free and the new poll pending", d.slots[old], d.free, d.pending, old)
+	}
+}
+
+// Deregister with a poll pending returns once the poll has completed, the
+// socket no longer held (its port free, should it be a listener), and
+// keeps what else it dequeued meanwhile for the next Wait: here a wakeup,
+// queued before the cancel's completion.
+func TestDeregisterSettlesAPendingPoll(t *testing.T) {
+	d := newDriver(t)
+	a, _ := pair(t)
+	if err := d.Register(a, 1, driver.Read); err != nil {
+		t.Fatal(err)
+	}
+	ev := make([]driver.Event, 8)
+	if n, err := d.Wait(ev, 0); n != 0 || err != nil {
+		t.Fatalf("Wait = %d, %v", n, err)
+	}
+	old := d.index[a]
+	if err := d.Wakeup(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Deregister(a); err != nil {
+		t.Fatal(err)
+	}
+	if d.slots[old] != (slot{}) || d.pending != 0 || len(d.early) != 1 {
+		t.Fatalf("after Deregister: slot %+v, %d pending, %d kept; want slot %d free, none pending, the wakeup kept", d.slots[old], d.pending, len(d.early), old)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if n, err := d.Wait(ev, -1); n != 0 || err != nil {
+			t.Errorf("Wait after Deregister = %d, %v; want the kept wakeup to end it", n, err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		d.Wakeup()
+		<-done
+		t.Fatal("the wakeup Deregister dequeued was lost: Wait blocked")
 	}
 }
 

@@ -31,6 +31,7 @@ type Driver struct {
 	gone    []int32 // slots whose socket an arm found gone: reported Closed next
 	pending int     // polls submitted whose completion has not been dequeued
 	entries []entry
+	early   []entry // completions Deregister dequeued for the next Wait (settle)
 
 	wake   waker.Waker
 	closed atomic.Bool // read by Wakeup on other goroutines
@@ -257,12 +258,46 @@ func (d *Driver) forget(id int32) {
 	case polling:
 		// Should the cancel fail, the poll still completes when the
 		// socket does something or is closed: the slot waits for it.
-		_ = d.cancel(id)
+		if d.cancel(id) == nil {
+			d.settle(id)
+		}
 	case idle:
 		d.release(id)
 	}
 	d.closeIfUnused(hi)
 }
+
+// settle waits, for at most settleMax, for the completion of slot id's
+// cancelled poll, keeping what else it dequeues for the next Wait: a
+// pending poll holds its socket, and the caller is about to close it. Go's
+// net waits so for a cancelled AcceptEx before closesocket; without it, a
+// listener closed while a poll of another thread's was pending kept its
+// port bound for up to 20 ms under Wine, which completes the poll only
+// once the thread that made it has run an APC.
+func (d *Driver) settle(id int32) {
+	var buf [16]entry
+	for end := time.Now().Add(settleMax); d.slots[id].state == cancelling; {
+		left := time.Until(end)
+		if left <= 0 {
+			return // the slot goes on waiting for the completion
+		}
+		n, err := dequeue(d.port, buf[:], waitMs(left))
+		if err != nil || n == 0 {
+			return
+		}
+		for _, e := range buf[:n] {
+			if e.Overlapped != 0 && int32(e.Overlapped-1) == id {
+				d.complete(id, windows.NTStatus(uint32(e.Internal)))
+				continue
+			}
+			d.early = append(d.early, e)
+		}
+	}
+}
+
+// settleMax bounds settle: a hang guard, far above the APC's delay (a
+// variable for the test of a slot whose completion comes later).
+var settleMax = time.Second
 
 // release makes slot id free. One still in the queue stays marked so, so
 // that its next registration is not queued twice.

@@ -59,7 +59,14 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 			ms = 0
 		}
 		es := d.entries[:min(len(d.entries), len(events)-filled)]
-		n, err := dequeue(d.port, es, ms)
+		var n int
+		var err error
+		if len(d.early) > 0 {
+			n = copy(es, d.early)
+			d.early = d.early[:copy(d.early, d.early[n:])]
+		} else {
+			n, err = dequeue(d.port, es, ms)
+		}
 		if err != nil {
 			return filled, err
 		}
@@ -260,6 +267,12 @@ const closeDrainFor = 5 * time.Second
 // drain dequeues completions until none is pending or the time is up, and
 // returns how many are still pending.
 func (d *Driver) drain(limit time.Duration) int {
+	for _, e := range d.early {
+		if e.Overlapped != 0 {
+			d.pending--
+		}
+	}
+	d.early = nil
 	deadline := time.Now().Add(limit)
 	for d.pending > 0 {
 		left := time.Until(deadline)
