@@ -97,7 +97,9 @@
 // how late timers ran, ticks, fd events, callbacks by type, microtasks,
 // posts and suspended fibers: the loop counts in plain fields and
 // publishes a copy under a mutex before each blocking wait, every 1024
-// ticks, when a run ends and at Close. Timing a timer's lateness costs a
-// clock read per Delay callback (Repeat reuses the reading that re-arms
-// it); the slowest callback is timed only with the watchdog on.
+// ticks, when a run ends and at Close. A timer's lateness is measured
+// against the clock the tick read to find it due, which costs nothing
+// more, and read again only for a timer that callbacks before it in the
+// same tick made late (Repeat reuses the reading that re-arms it); the
+// slowest callback is timed only with the watchdog on.
 package core
