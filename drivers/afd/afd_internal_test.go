@@ -31,6 +31,21 @@ func pair(t *testing.T) (a, b int) {
 	return int(x), int(y)
 }
 
+// armed registers fd for reading with token tok and has a Wait submit its
+// poll, which stays pending (fd is not readable); it returns an events
+// buffer for the Waits that follow.
+func armed(t *testing.T, d *Driver, fd int, tok driver.Token) []driver.Event {
+	t.Helper()
+	if err := d.Register(fd, tok, driver.Read); err != nil {
+		t.Fatal(err)
+	}
+	ev := make([]driver.Event, 8)
+	if n, err := d.Wait(ev, 0); n != 0 || err != nil {
+		t.Fatalf("Wait = %d, %v", n, err)
+	}
+	return ev
+}
+
 func TestWaitMsRoundsUpAndCaps(t *testing.T) {
 	for _, c := range []struct {
 		in   time.Duration
@@ -88,13 +103,7 @@ func TestSlotOfAPendingPollWaitsForItsCompletion(t *testing.T) {
 	d := newDriver(t)
 	a, _ := pair(t)
 	c, _ := pair(t)
-	if err := d.Register(a, 1, driver.Read); err != nil {
-		t.Fatal(err)
-	}
-	ev := make([]driver.Event, 8)
-	if n, err := d.Wait(ev, 0); n != 0 || err != nil {
-		t.Fatalf("Wait = %d, %v", n, err)
-	}
+	ev := armed(t, d, a, 1)
 	old := d.index[a]
 	if d.slots[old].state != polling || d.pending != 1 {
 		t.Fatalf("after a Wait: state %d, %d pending; want a poll pending", d.slots[old].state, d.pending)
@@ -127,13 +136,7 @@ func TestSlotOfAPendingPollWaitsForItsCompletion(t *testing.T) {
 func TestDeregisterSettlesAPendingPoll(t *testing.T) {
 	d := newDriver(t)
 	a, _ := pair(t)
-	if err := d.Register(a, 1, driver.Read); err != nil {
-		t.Fatal(err)
-	}
-	ev := make([]driver.Event, 8)
-	if n, err := d.Wait(ev, 0); n != 0 || err != nil {
-		t.Fatalf("Wait = %d, %v", n, err)
-	}
+	ev := armed(t, d, a, 1)
 	old := d.index[a]
 	if err := d.Wakeup(); err != nil {
 		t.Fatal(err)
@@ -203,13 +206,7 @@ func TestHelpersFollowTheSockets(t *testing.T) {
 func TestModifiedPollIsArmedInTheSameWait(t *testing.T) {
 	d := newDriver(t)
 	a, _ := pair(t)
-	if err := d.Register(a, 1, driver.Read); err != nil {
-		t.Fatal(err)
-	}
-	ev := make([]driver.Event, 8)
-	if n, err := d.Wait(ev, 0); n != 0 || err != nil {
-		t.Fatalf("Wait = %d, %v", n, err)
-	}
+	ev := armed(t, d, a, 1)
 	if err := d.Modify(a, 2, driver.Read|driver.Write); err != nil {
 		t.Fatal(err)
 	}
