@@ -32,6 +32,33 @@ import (
 // checks the rows (a rate, latencies, CPU and allocations per request
 // measured, the ratio between our two servers), never a speed, and that
 // no process or goroutine is left.
+// tinyRun is the benchRun of the tiny end-to-end tests: one short
+// repetition of self's servers beside against's, logging to progress, each
+// process started recorded in pids.
+func tinyRun(self, against string, progress *bytes.Buffer, pids *[]int) benchRun {
+	return benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
+		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: progress, against: against,
+		started: func(pid int) { *pids = append(*pids, pid) }}
+}
+
+// tinyHTTPBench runs cfg and fails t unless it made that many tables
+// without a failure.
+func tinyHTTPBench(t *testing.T, cfg httpConfig, tables int) *HTTPReport {
+	t.Helper()
+	rep, err := httpBench(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("progress:\n%s", cfg.progress)
+	if len(rep.Failures) > 0 {
+		t.Fatalf("failures: %+v", rep.Failures)
+	}
+	if len(rep.Tables) != tables {
+		t.Fatalf("tables: %+v", rep.Tables)
+	}
+	return rep
+}
+
 func TestHTTPBenchTiny(t *testing.T) {
 	watchdog(t, 2*time.Minute)
 	if _, err := exec.LookPath("wrk"); err != nil {
@@ -44,19 +71,10 @@ func TestHTTPBenchTiny(t *testing.T) {
 	g0 := runtime.NumGoroutine()
 	var pids []int
 	var progress bytes.Buffer
-	cfg := httpConfig{conns: []int{4}, threads: 2, benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
-		self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress,
-		against: self, // another build's servers: here the same one
-		started: func(pid int) { pids = append(pids, pid) }}}
-	rep, err := httpBench(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("progress:\n%s", progress.String())
-	if len(rep.Failures) > 0 {
-		t.Fatalf("failures: %+v", rep.Failures)
-	}
-	if len(rep.Tables) != 1 || len(rep.Tables[0].Rows) != 4 {
+	// against: another build's servers, here the same one.
+	cfg := httpConfig{conns: []int{4}, threads: 2, benchRun: tinyRun(self, self, &progress, &pids)}
+	rep := tinyHTTPBench(t, cfg, 1)
+	if len(rep.Tables[0].Rows) != 4 {
 		t.Fatalf("tables: %+v", rep.Tables)
 	}
 	for _, row := range rep.Tables[0].Rows {
@@ -110,20 +128,8 @@ func TestHTTPBenchFilesTiny(t *testing.T) {
 	var pids []int
 	var progress bytes.Buffer
 	cfg := httpConfig{files: []int64{1 << 10, 100 << 10}, fileConns: []int{4}, threads: 2,
-		benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
-			self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
-			started: func(pid int) { pids = append(pids, pid) }}}
-	rep, err := httpBench(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("progress:\n%s", progress.String())
-	if len(rep.Failures) > 0 {
-		t.Fatalf("failures: %+v", rep.Failures)
-	}
-	if len(rep.Tables) != 2 {
-		t.Fatalf("tables: %+v", rep.Tables)
-	}
+		benchRun: tinyRun(self, old, &progress, &pids)}
+	rep := tinyHTTPBench(t, cfg, 2)
 	for i, want := range []struct {
 		file  string
 		bytes int64
@@ -272,20 +278,8 @@ func TestHTTPBenchProxyTLSTiny(t *testing.T) {
 	var pids []int
 	var progress bytes.Buffer
 	cfg := httpConfig{proxyConns: []int{4}, tlsCloseConns: []int{4}, threads: 2,
-		benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true,
-			self: self, selfEnv: []string{testCommandEnv + "=1"}, progress: &progress, against: old,
-			started: func(pid int) { pids = append(pids, pid) }}}
-	rep, err := httpBench(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("progress:\n%s", progress.String())
-	if len(rep.Failures) > 0 {
-		t.Fatalf("failures: %+v", rep.Failures)
-	}
-	if len(rep.Tables) != 2 {
-		t.Fatalf("tables: %+v", rep.Tables)
-	}
+		benchRun: tinyRun(self, old, &progress, &pids)}
+	rep := tinyHTTPBench(t, cfg, 2)
 	for i, want := range []struct {
 		mode, baseline string
 		close          bool
