@@ -55,7 +55,7 @@ func EachDriver(t *testing.T, f func(t *testing.T, l *core.Loop)) {
 
 // NoLeaks checks, once t and all the cleanups registered after this call
 // are done, that no goroutine started meanwhile is left and that as many
-// descriptors are open as now (where they can be counted: CountFDs).
+// descriptors are open as now (where they can be counted: leakcheck.FDs).
 func NoLeaks(t testing.TB) {
 	t.Helper()
 	fds, counted := leakcheck.FDs()
@@ -76,11 +76,6 @@ func NoLeaks(t testing.TB) {
 		}
 	})
 }
-
-// CountFDs counts the open descriptors of the process; ok is false where
-// they cannot be listed (Windows). Package leakcheck, which every test
-// binary's TestMain runs, is its home.
-func CountFDs() (n int, ok bool) { return leakcheck.Count() }
 
 // Watchdog panics (with every goroutine's stack) if the test runs past d:
 // a hang guard, never a bound on speed.
