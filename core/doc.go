@@ -98,8 +98,10 @@
 // posts and suspended fibers: the loop counts in plain fields and
 // publishes a copy under a mutex before each blocking wait, every 1024
 // ticks, when a run ends and at Close. A timer's lateness is measured
-// against the clock the tick read to find it due, which costs nothing
-// more, and read again only for a timer that callbacks before it in the
-// same tick made late (Repeat reuses the reading that re-arms it); the
-// slowest callback is timed only with the watchdog on.
+// against the loop's latest clock reading when the tick found it due,
+// which costs nothing more (that reading may be the Delay call's own, in
+// the callback before the tick: what that callback did after it is not
+// counted), and the clock is read again for a timer that callbacks before
+// it in the same tick made late (Repeat reuses the reading that re-arms
+// it); the slowest callback is timed only with the watchdog on.
 package core

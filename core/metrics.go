@@ -36,8 +36,9 @@ type Metrics struct {
 	FibersSuspended int    // fibers suspended now, through their Suspension
 	// TimerLateness is how late each timer callback (Delay, Repeat) ran
 	// after its deadline (Node's monitorEventLoopDelay, for every timer),
-	// by the clock the tick read to find it due, or read again when
-	// callbacks before it in the same tick ran.
+	// by the loop's latest clock reading when the tick found it due (see
+	// the package doc), or read again when callbacks before it in the same
+	// tick ran.
 	TimerLateness Histogram
 	// Slowest is the callback, microtask, post or error handler that ran
 	// longest so far. Timing every callback needs a clock read each, so it

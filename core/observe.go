@@ -86,10 +86,12 @@ func (l *Loop) callbackRuns(typ CallbackType) (stale bool) {
 }
 
 // timerRuns records how late a Delay runs. The clock is read again only
-// if user code ran since the tick read it (stale): the first timer of a
-// tick is measured against the tick's clock, at no cost, and a timer made
-// late by the callbacks before it in the same tick reads the clock. (With
-// the watchdog on, callbackRuns has just read it.)
+// if user code ran since the tick found the timers due (stale): the first
+// timer of a tick is measured against the latest reading, at no cost (a
+// tick reads the clock only for a timer not known to be due, so that
+// reading can be the Delay call's own, in the callback before), and a
+// timer made late by the callbacks before it in the same tick reads the
+// clock. (With the watchdog on, userRunBegins has just read it.)
 func (l *Loop) timerRuns(deadline int64, stale bool) {
 	now := l.lastNow
 	if stale && l.wd == nil {
