@@ -34,7 +34,8 @@
 // was idle is not used again (the pool peeks at it before use), and
 // a request that failed on a reused connection before any byte of a
 // response is retried once on a new one if it can be replayed (no body,
-// or GetBody, and an idempotent method), as net/http retries.
+// or GetBody, and an idempotent method or an Idempotency-Key header), as
+// net/http retries: a POST that was written is never sent twice.
 //
 // Requests are written by net/http's own Request.Write (Host, User-Agent,
 // Content-Length or chunked, trailers) and responses read by

@@ -1,6 +1,7 @@
 package httpclient_test
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -218,6 +219,107 @@ func TestIdleBounds(t *testing.T) {
 				})
 				<-closed // the first, idle the longest
 				assert.Equal(t, 2, tr.IdleConns())
+			})
+		}
+	})
+}
+
+// dropper is a server that reads each request to /drop whole and closes
+// its connection without a word, counting the requests of each id; /hello
+// answers, so that a connection waits in the pool for the next request.
+type dropper struct {
+	ts   *httptest.Server
+	mu   sync.Mutex
+	seen map[string]int
+	ids  atomic.Int64
+}
+
+func newDropper(t *testing.T) *dropper {
+	d := &dropper{seen: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("/drop", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		d.mu.Lock()
+		d.seen[r.URL.Query().Get("id")]++
+		d.mu.Unlock()
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(err)
+		}
+		c.Close()
+	})
+	d.ts = httptest.NewServer(mux)
+	t.Cleanup(d.ts.Close)
+	return d
+}
+
+// sends puts a connection in client's pool, then makes the request of
+// mk on it (to /drop, which fails) and says how many times the server got
+// that request.
+func (d *dropper) sends(t testing.TB, client *http.Client, mk func(url string) *http.Request) int {
+	getBody(t, client, d.ts.URL+"/hello", -1)
+	id := fmt.Sprint(d.ids.Add(1))
+	resp, err := client.Do(mk(d.ts.URL + "/drop?id=" + id))
+	if err == nil {
+		resp.Body.Close()
+		t.Errorf("a request to a server that closes without a word: %s, want an error", resp.Status)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.seen[id]
+}
+
+// onlyOnce is a body that cannot be had again (no GetBody).
+type onlyOnce struct{ io.Reader }
+
+// TestNoReplay: a request that failed on a reused connection after it was
+// written, before any byte of an answer, is sent again only if it can be
+// replayed (GET, HEAD, OPTIONS or TRACE, or an Idempotency-Key, and a
+// body that can be had again), as net/http's Transport decides: a POST
+// reaches the server once, a GET twice.
+func TestNoReplay(t *testing.T) {
+	d := newDropper(t)
+	post := func(url string) *http.Request { return mustReq("POST", url, strings.NewReader("a body")) }
+	cases := []struct {
+		name string
+		mk   func(url string) *http.Request
+	}{
+		{"POST", post},
+		{"DELETE", func(url string) *http.Request { return mustReq("DELETE", url, nil) }},
+		{"GET", get},
+		{"POST with an Idempotency-Key", func(url string) *http.Request {
+			r := post(url)
+			r.Header.Set("Idempotency-Key", "k1")
+			return r
+		}},
+		{"POST with an Idempotency-Key and a body read once", func(url string) *http.Request {
+			r := mustReq("POST", url, onlyOnce{strings.NewReader("a body")})
+			r.Header.Set("Idempotency-Key", "k2")
+			return r
+		}},
+	}
+	std := &http.Transport{}
+	defer std.CloseIdleConnections()
+	want := map[string]int{}
+	for _, tc := range cases {
+		want[tc.name] = d.sends(t, &http.Client{Transport: std}, tc.mk)
+	}
+	// Else the case is not the one meant: no reused connection, or a
+	// net/http that retries otherwise.
+	require.Equal(t, 2, want["GET"], "net/http's GET")
+	require.Equal(t, 1, want["POST"], "net/http's POST")
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				tr := &httpclient.Transport{Loop: l}
+				defer tr.CloseIdleConnections()
+				client := &http.Client{Transport: tr}
+				for _, tc := range cases {
+					var got int
+					c.run(t, l, func() { got = d.sends(t, client, tc.mk) })
+					assert.Equal(t, want[tc.name], got, "%s: requests the server got (from net/http's client: %d)", tc.name, want[tc.name])
+				}
 			})
 		}
 	})
