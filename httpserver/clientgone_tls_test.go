@@ -96,3 +96,29 @@ func TestWatchTLSKeepsPipelinedByte(t *testing.T) {
 		}
 	})
 }
+
+// Over TLS too, the watch asked for before the body was read begins at
+// the body's end.
+func TestWatchSeesClientGoAfterBodyTLS(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		waiting := make(chan struct{}, 1)
+		ended := make(chan error, 1)
+		ts := serveTLS(t, l, &Server{Handler: derivesBeforeBody(waiting, ended)}, certFile, keyFile)
+		for _, tc := range withBody {
+			// A failed case leaves its handler waiting for its timeout.
+			ok := t.Run(tc.name, func(t *testing.T) {
+				c, err := tls.Dial("tcp", ts.addr, &tls.Config{RootCAs: pool, ServerName: "example.test"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				leaveAfterBody(t, c, tc.req, waiting, ended)
+			})
+			if !ok {
+				break
+			}
+		}
+	})
+}
