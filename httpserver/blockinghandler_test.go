@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -238,6 +239,74 @@ func TestBlockingClose(t *testing.T) {
 		wg.Wait()
 		if !errors.Is(writeErr, net.ErrClosed) {
 			t.Errorf("the handler's Write after Close: %v, want net.ErrClosed", writeErr)
+		}
+	})
+}
+
+// Shutdown waits for a Blocking handler that outlives its client: the
+// client hangs up while Shutdown waits, the handler sees its context
+// cancelled and goes on, its connection's fiber still makes its calls (a
+// Write then does not fail with net.ErrClosed) and holds the connection,
+// and Shutdown returns only after the handler has.
+func TestBlockingShutdownOutlivesClient(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		running := make(chan struct{})
+		wrote := make(chan error, 1)
+		release := make(chan struct{})
+		var releaseOnce sync.Once
+		unblock := func() { releaseOnce.Do(func() { close(release) }) }
+		defer unblock()
+		var ended atomic.Bool
+		srv := &Server{Handler: Blocking(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer ended.Store(true)
+			close(running)
+			<-r.Context().Done() // the client has gone
+			_, err := io.WriteString(w, "after the client left")
+			wrote <- err
+			<-release
+		}))}
+		ts := serve(t, l, srv)
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-running
+		type result struct {
+			err          error
+			handlerEnded bool
+		}
+		shut := make(chan result, 1)
+		go func() {
+			err := srv.Shutdown(context.Background())
+			shut <- result{err, ended.Load()}
+		}()
+		// Serve returns once Shutdown's step has closed the listener.
+		select {
+		case err := <-ts.served:
+			ts.served <- err
+		case <-time.After(10 * time.Second):
+			t.Fatal("Serve did not return after Shutdown began")
+		}
+		rc.Close()
+		if err := <-wrote; errors.Is(err, net.ErrClosed) {
+			t.Errorf("the handler's Write after its client left, during Shutdown: %v; its connection's fiber no longer takes its calls", err)
+		}
+		select {
+		case r := <-shut:
+			shut <- r
+			t.Errorf("Shutdown returned (%v) while a Blocking handler whose client had gone ran", r.err)
+		default:
+		}
+		unblock()
+		select {
+		case r := <-shut:
+			if r.err != nil {
+				t.Errorf("Shutdown: %v", r.err)
+			}
+			if !r.handlerEnded {
+				t.Error("Shutdown returned before the Blocking handler did")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Shutdown has not returned 10 s after the Blocking handler was released")
 		}
 	})
 }
