@@ -17,9 +17,11 @@ import (
 // TLSConfig, or an empty config, and the certificate and key of
 // certFile and keyFile (PEM) if the config has no certificate of its own
 // (Certificates, GetCertificate or GetConfigForClient) or they are given.
-// ALPN offers "http/1.1" alone: a client that asks for h2 gets HTTP/1.1,
-// as from net/http without HTTP/2. The handshake is made in the
-// connection's fiber, bounded by the shortest of ReadHeaderTimeout,
+// ALPN offers TLSConfig's NextProtos with h2 left out and http/1.1 put
+// in: a client that asks for h2 gets HTTP/1.1, as from net/http without
+// HTTP/2. TLSConfig itself is not changed, so a config shared with
+// net/http's servers or clients keeps its h2. The handshake is made in
+// the connection's fiber, bounded by the shortest of ReadHeaderTimeout,
 // ReadTimeout and WriteTimeout; a request over plain HTTP gets net/http's
 // 400, and a failed handshake is logged as net/http logs it. Requests
 // carry the handshake's state in Request.TLS.
@@ -32,11 +34,7 @@ func (s *Server) ServeTLS(l *core.Loop, ln *socket.Listener, certFile, keyFile s
 	if s.TLSConfig != nil {
 		config = s.TLSConfig.Clone()
 	}
-	// No HTTP/2 here: h2 out, http/1.1 in.
-	config.NextProtos = slices.DeleteFunc(config.NextProtos, func(p string) bool { return p == "h2" })
-	if !slices.Contains(config.NextProtos, "http/1.1") {
-		config.NextProtos = append(config.NextProtos, "http/1.1")
-	}
+	config.NextProtos = http1Protos(config.NextProtos)
 	hasCert := len(config.Certificates) > 0 || config.GetCertificate != nil || config.GetConfigForClient != nil
 	if !hasCert || certFile != "" || keyFile != "" {
 		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
@@ -46,9 +44,27 @@ func (s *Server) ServeTLS(l *core.Loop, ln *socket.Listener, certFile, keyFile s
 			}
 			return err
 		}
-		config.Certificates = append(config.Certificates, cert)
+		// Clone shares the slice: appending into its spare room would
+		// write into the caller's array.
+		config.Certificates = append(slices.Clip(config.Certificates), cert)
 	}
 	return s.serve(l, ln, config)
+}
+
+// http1Protos is protos for ALPN here, as a slice of its own: h2 out (no
+// HTTP/2 here), http/1.1 in. Clone shares the caller's slice, which a
+// net/http server or client, or another ServeTLS, may be using.
+func http1Protos(protos []string) []string {
+	out := make([]string, 0, len(protos)+1)
+	for _, p := range protos {
+		if p != "h2" {
+			out = append(out, p)
+		}
+	}
+	if !slices.Contains(out, "http/1.1") {
+		out = append(out, "http/1.1")
+	}
+	return out
 }
 
 // handshake makes the TLS handshake of a new connection, as net/http's

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,6 +130,66 @@ func TestServeTLS(t *testing.T) {
 		}
 		if n := ts.open.Load(); n != 1 {
 			t.Errorf("%d connections open, want the one kept", n)
+		}
+	})
+}
+
+// A TLSConfig shared with net/http (NextProtos h2 and http/1.1, as
+// net/http's servers and clients hold): ServeTLS leaves h2 out for its
+// own connections, so a client offering h2 gets HTTP/1.1, and leaves the
+// caller's config as it was (its NextProtos, and the spare room of its
+// Certificates), though two ServeTLS calls on one Server use it at once.
+func TestServeTLSSharedConfig(t *testing.T) {
+	watchdog(t, time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		certs := make([]tls.Certificate, 1, 2)
+		certs[0] = cert
+		config := &tls.Config{Certificates: certs, NextProtos: []string{"h2", "http/1.1"}}
+		srv := &Server{TLSConfig: config, ErrorLog: discardLog, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "%s %s", r.Proto, r.TLS.NegotiatedProtocol)
+		})}
+		runLoop(t, l)
+		var urls []string
+		served := make(chan error, 2)
+		for range 2 {
+			ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			urls = append(urls, "https://"+ln.Addr().String())
+			// The files too: their certificate is added to the config's.
+			go func() { served <- srv.ServeTLS(l, ln, certFile, keyFile) }()
+		}
+		t.Cleanup(func() {
+			if err := srv.Close(); err != nil {
+				t.Errorf("server Close: %v", err)
+			}
+			for range 2 {
+				if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+					t.Errorf("ServeTLS returned %v, want http.ErrServerClosed", err)
+				}
+			}
+		})
+		cl := tlsClient(t, pool, "h2", "http/1.1")
+		for _, url := range urls {
+			resp, err := cl.Get(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodyString(t, resp); got != "HTTP/1.1 http/1.1" || resp.Proto != "HTTP/1.1" {
+				t.Errorf("a client offering h2: %q over %s, want HTTP/1.1 over ALPN http/1.1", got, resp.Proto)
+			}
+		}
+		if want := []string{"h2", "http/1.1"}; !slices.Equal(config.NextProtos, want) {
+			t.Errorf("the caller's NextProtos after ServeTLS: %q, want %q", config.NextProtos, want)
+		}
+		if spare := certs[:2][1]; spare.Certificate != nil || spare.PrivateKey != nil {
+			t.Error("ServeTLS wrote its certificate into the spare room of the caller's Certificates")
 		}
 	})
 }
