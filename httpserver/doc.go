@@ -69,10 +69,14 @@
 //
 // The request's context is cancelled when the handler returns, when a
 // write to the client fails, when the client closes or resets the
-// connection (watched with socket.PeerWatch from the first call of the
-// context's Done once the body is read, as net/http's background read),
-// and by Close; not by Shutdown. It is safe from any goroutine, and
-// contexts derived from it attach to it without a goroutine.
+// connection, over TLS as over TCP, and by Close; not by Shutdown. The
+// client is watched from the first call of the context's Done or, with a
+// body not yet read to its end, from the handler's read of that end
+// (until then the client's bytes are the body's), as net/http's
+// background read watches: with socket.PeerWatch over TCP, and over TLS
+// by a fiber that reads one byte ahead (see ServeTLS). The context is
+// safe from any goroutine, and contexts derived from it attach to it
+// without a goroutine.
 //
 // # Which server
 //
@@ -116,11 +120,9 @@
 //     so that the close cannot reset the connection under the response.
 //     net/http does so only after a body given up as too large; after
 //     the others its client may see a reset instead of the response.
-//   - HTTP/1 only: no HTTP/2 (ServeTLS's ALPN offers http/1.1 alone).
+//   - HTTP/1 only: no HTTP/2 (ServeTLS leaves h2 out of ALPN).
 //     BaseContext and ConnContext are not offered (the request's context
-//     carries the loop, the local address and its cancellation). Over TLS
-//     the request's context is not cancelled when the client goes away
-//     (only when a write fails).
+//     carries the loop, the local address and its cancellation).
 //
 // The package builds everywhere; it serves where package socket makes
 // listeners (unix systems and Windows).

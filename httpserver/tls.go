@@ -26,9 +26,11 @@ import (
 // 400, and a failed handshake is logged as net/http logs it. Requests
 // carry the handshake's state in Request.TLS.
 //
-// Over TLS the request's context is not cancelled when the client goes
-// away while the handler runs (package socket's PeerWatch peeks at the
-// socket, whose bytes are records); a write that fails still cancels it.
+// The request's context is cancelled when the client goes away, as over
+// plain TCP (see the package doc). The watch differs: a peek at the
+// socket cannot tell a close_notify from a pipelined request (its bytes
+// are records), so a fiber of its own reads one byte through TLS, as
+// net/http's background read does, and keeps it for the next request.
 func (s *Server) ServeTLS(l *core.Loop, ln *socket.Listener, certFile, keyFile string) error {
 	config := &tls.Config{}
 	if s.TLSConfig != nil {
