@@ -311,6 +311,92 @@ func TestBlockingShutdownOutlivesClient(t *testing.T) {
 	})
 }
 
+// A Blocking handler's calls reach the connection's ResponseWriter and
+// body on the loop, made by the connection's fiber, never from the
+// handler's goroutine (the connection's state is the loop's alone): a
+// writer and a body around the connection's, which note each call made
+// off the loop, see none. Without -race too.
+func TestBlockingCallsOnLoop(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var mu sync.Mutex
+		var off []string
+		note := func(call string) {
+			if !l.InFiber() {
+				mu.Lock()
+				off = append(off, call)
+				mu.Unlock()
+			}
+		}
+		blocking := Blocking(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, err := io.ReadAll(r.Body)
+			if err != nil {
+				t.Error(err)
+			}
+			r.Body.Close()
+			w.WriteHeader(http.StatusOK)
+			w.Write(b)
+			http.NewResponseController(w).Flush()
+			io.WriteString(w, " and more")
+		}))
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = notedBody{r.Body, note}
+			blocking.ServeHTTP(notedWriter{w, note}, r)
+		})})
+		resp, err := client(t).Post(ts.url, "text/plain", strings.NewReader("a body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bodyString(t, resp); got != "a body and more" {
+			t.Errorf("got %q", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(off) > 0 {
+			t.Errorf("calls made off the loop, from the handler's goroutine: %q", off)
+		}
+	})
+}
+
+// notedWriter passes the calls of a ResponseWriter on, each noted first.
+type notedWriter struct {
+	http.ResponseWriter
+	note func(call string)
+}
+
+func (w notedWriter) WriteHeader(code int) {
+	w.note("WriteHeader")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w notedWriter) Write(p []byte) (int, error) {
+	w.note("Write")
+	return w.ResponseWriter.Write(p)
+}
+
+func (w notedWriter) FlushError() error {
+	w.note("Flush")
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w notedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// notedBody passes the calls of a request body on, each noted first.
+type notedBody struct {
+	io.ReadCloser
+	note func(call string)
+}
+
+func (b notedBody) Read(p []byte) (int, error) {
+	b.note("Body.Read")
+	return b.ReadCloser.Read(p)
+}
+
+func (b notedBody) Close() error {
+	b.note("Body.Close")
+	return b.ReadCloser.Close()
+}
+
 // Outside this package's Server, Blocking is the handler itself.
 func TestBlockingOutsideServer(t *testing.T) {
 	var w bytes.Buffer
