@@ -192,6 +192,10 @@ const (
 	backoffMax = time.Second
 )
 
+// testHookBackoff, when set, runs when an Accept begins to sleep out a
+// back-off.
+var testHookBackoff func()
+
 // accept takes the next connection (see Listener.AcceptConn).
 func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 	if err := fd.acquire(core.Read); err != nil {
@@ -204,6 +208,9 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 		}
 		if b := fd.ln.backoff.Load(); b != 0 {
 			if left := b - nowMono(); left > 0 {
+				if testHookBackoff != nil {
+					testHookBackoff()
+				}
 				if err := fd.ioErr(fd.pd.Sleep(core.Read, time.Duration(left))); err != nil {
 					return nil, err
 				}

@@ -1,0 +1,126 @@
+//go:build unix || windows
+
+package socket
+
+import (
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// An Accept asleep in the listener's back-off (out of descriptors, see
+// TestAcceptBacksOffOutOfDescriptors) is a call like any other: Close
+// ends it at once with net.ErrClosed, and the accept deadline with
+// os.ErrDeadlineExceeded, whether it was set before the Accept or while
+// it sleeps; not when the back-off is over. The caller is a goroutine
+// (the loop not running: the call runs it) or a fiber of the loop, and
+// the end comes from another goroutine or from a fiber of the loop, which
+// runs only if the sleeping fiber left the loop free. The back-off is set
+// to an hour, as a failed accept(2) sets it (5 ms and up), so that only
+// an early end lets the Accept return within the test's time.
+func TestAcceptBackOffEnds(t *testing.T) {
+	watchdog(t, 3*time.Minute)
+	type ending struct {
+		name   string
+		before bool // set up before the Accept, rather than while it sleeps
+		end    func(ln *Listener) error
+		want   func(err error) bool
+	}
+	closed := func(err error) bool { return isClosedOp(err, "accept") }
+	timeout := func(err error) bool { return isTimeout(err) }
+	endings := []ending{
+		{"Close", false, (*Listener).Close, closed},
+		{"deadline moved", false, func(ln *Listener) error { return ln.SetDeadline(time.Now()) }, timeout},
+		{"deadline set before", true, func(ln *Listener) error {
+			return ln.SetDeadline(time.Now().Add(20 * time.Millisecond))
+		}, timeout},
+	}
+	for _, caller := range []string{"goroutine", "fiber"} {
+		for _, e := range endings {
+			for _, from := range []string{"goroutine", "fiber"} {
+				if e.before && from == "fiber" {
+					continue // the test's goroutine sets it
+				}
+				name := caller + " accepts/" + e.name
+				if !e.before {
+					name += " from a " + from
+				}
+				t.Run(name, func(t *testing.T) {
+					eachDriver(t, func(t *testing.T, l *core.Loop) {
+						acceptBackOffEnds(t, l, caller, from, e.before, e.end, e.want)
+					})
+				})
+			}
+		}
+	}
+}
+
+func acceptBackOffEnds(t *testing.T, l *core.Loop, caller, from string, before bool, end func(*Listener) error, want func(error) bool) {
+	ln, err := Listen(l, "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ln.fd.ln.backoff.Store(nowMono() + int64(time.Hour))
+	endErr := make(chan error, 1)
+	ending := func() { endErr <- end(ln) }
+	if before {
+		ending()
+	} else {
+		asleep := false
+		testHookBackoff = func() {
+			if asleep {
+				return
+			}
+			asleep = true
+			if from == "fiber" {
+				// A fiber of the loop: it runs only if the loop is free.
+				if err := l.Post(ending); err != nil {
+					t.Error(err)
+				}
+			} else {
+				go ending()
+			}
+		}
+		defer func() { testHookBackoff = nil }()
+	}
+	accepted := make(chan error, 1)
+	accept := func() {
+		c, err := ln.Accept()
+		if c != nil {
+			c.Close()
+		}
+		accepted <- err
+	}
+	switch caller {
+	case "goroutine":
+		go accept()
+	case "fiber":
+		runLoop(t, l)
+		if err := l.Post(accept); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err = <-accepted:
+	case <-time.After(time.Minute):
+		t.Fatal("Accept still asleep a minute after its end came: the back-off (an hour) was not cut short")
+	}
+	if !want(err) {
+		t.Errorf("Accept: %v", err)
+	}
+	if caller == "goroutine" {
+		// What the Accept left to the loop (a Close from a fiber waits
+		// for the Accept to leave) is done in a run of the test's own.
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-endErr; err != nil {
+		t.Errorf("the end (Close or SetDeadline): %v", err)
+	}
+	if err := ln.Close(); err != nil && !isClosedOp(err, "close") {
+		t.Errorf("Close: %v", err)
+	}
+}
