@@ -23,5 +23,8 @@ func (fd *netFD) setDeadline(t time.Time, r, w bool) error {
 		mode |= core.Write
 	}
 	fd.pd.SetDeadline(mode, t)
+	if fd.ln != nil && r {
+		fd.backoffDeadline(t) // core.FD does not see the back-off's sleep
+	}
 	return nil
 }

@@ -40,9 +40,8 @@ type netFD struct {
 
 // listenState is what a listener has beyond a connection.
 type listenState struct {
-	backoff    atomic.Int64 // no accept(2) before this (mono ns); 0: none
-	backoffLen int64        // the next back-off; the read lock guards it
-	unlink     string       // a unix listener's socket file, removed on Close
+	backoff backoffState // out of descriptors (backoff.go)
+	unlink  string       // a unix listener's socket file, removed on Close
 }
 
 // newFD makes the netFD of socket sysfd; on an error the caller still
@@ -79,10 +78,15 @@ func (fd *netFD) close() error {
 	if fd.pd.Closing() {
 		return fd.closedErr()
 	}
-	if fd.ln != nil && fd.ln.unlink != "" {
-		// As net's UnixListener: remove the name before the socket goes,
-		// so that nobody connects to a socket about to close.
-		_ = syscall.Unlink(fd.ln.unlink)
+	if fd.ln != nil {
+		// An Accept asleep in a back-off holds its reference until it
+		// wakes: wake it, for good, before Close waits for it.
+		fd.wakeBackoff(true)
+		if fd.ln.unlink != "" {
+			// As net's UnixListener: remove the name before the socket
+			// goes, so that nobody connects to a socket about to close.
+			_ = syscall.Unlink(fd.ln.unlink)
+		}
 	}
 	err := fd.pd.Close()
 	if err == net.ErrClosed {

@@ -186,16 +186,6 @@ func (c ctrlConn) Write(func(fd uintptr) bool) error {
 	return sysError("write", errNotSupp)
 }
 
-// Back-off of a listener out of descriptors: first and longest wait.
-const (
-	backoffMin = 5 * time.Millisecond
-	backoffMax = time.Second
-)
-
-// testHookBackoff, when set, runs when an Accept begins to sleep out a
-// back-off.
-var testHookBackoff func()
-
 // accept takes the next connection (see Listener.AcceptConn).
 func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 	if err := fd.acquire(core.Read); err != nil {
@@ -206,22 +196,17 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 		if fd.pd.Expired(core.Read) {
 			return nil, os.ErrDeadlineExceeded
 		}
-		if b := fd.ln.backoff.Load(); b != 0 {
-			if left := b - nowMono(); left > 0 {
-				if testHookBackoff != nil {
-					testHookBackoff()
-				}
-				if err := fd.ioErr(fd.pd.Sleep(core.Read, time.Duration(left))); err != nil {
-					return nil, err
-				}
-				continue
-			}
+		switch err := fd.backOff(); err {
+		case nil:
+		case errAgainNow:
+			continue
+		default:
+			return nil, err
 		}
 		ns, rsa, err := sysAccept(fd.sysfd)
 		switch {
 		case err == nil:
-			fd.ln.backoff.Store(0)
-			fd.ln.backoffLen = 0
+			fd.acceptedOne()
 			c, err := fd.accepted(ns, rsa, keepAlive)
 			if err != nil {
 				_ = sysClose(ns)
@@ -235,11 +220,8 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 		case acceptAgain(err):
 			// A connection reset before it was taken: net skips it too.
 		case outOfResources(err):
-			// The connection stays queued: accepting again at once would
-			// fail again, so the next try waits, longer each time.
-			ln := fd.ln
-			ln.backoffLen = min(max(2*ln.backoffLen, int64(backoffMin)), int64(backoffMax))
-			ln.backoff.Store(nowMono() + ln.backoffLen)
+			// The connection stays queued (backoff.go).
+			fd.failedAccept()
 			return nil, wrapSyscall("accept", err)
 		default:
 			return nil, wrapSyscall("accept", err)
