@@ -46,6 +46,7 @@ func faultFdCases() []Case {
 		Case{"FaultPeerHangUpMidWatch", faultPeerHangUp},
 	)
 	cs = append(cs, faultPlatformCases()...)
+	cs = append(cs, fdWaitCases()...)
 	return append(cs, fdLifeCases()...)
 }
 

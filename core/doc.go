@@ -3,8 +3,8 @@
 // written once over a narrow driver seam (package driver, aliased in
 // driver.go) that reports fd readiness and can be woken. The fd lifecycle
 // is the core's: which file a watcher belongs to (fds.go), finding fds
-// closed behind the loop's back (sweep.go), and closing owned fds
-// (closefd.go).
+// closed behind the loop's back (sweep.go), closing owned fds (closefd.go),
+// and the wait that I/O layers build on (FD, fdwait.go).
 //
 // # What it guarantees
 //
@@ -41,6 +41,35 @@
 //     taken by a new file, only the old file's watchers are reported, and
 //     a watcher of the new file works from its first tick. Close owned fds
 //     with Loop.CloseFD, which never leaves anything to report.
+//
+// # Waiting for a file descriptor: FD
+//
+// FD is the wait that package socket (and a layer written outside this
+// module: a serial port, a TUN device) builds its calls on. It holds one
+// atomic word that any goroutine may touch (fdmutex.go: references, the
+// closing bit, each direction's lock and the calls waiting for it), and
+// per direction, on the loop only, one waiter, the direction's interest
+// and its deadline (fdwait.go, fddeadline.go). It guarantees:
+//
+//   - Calls take a reference (Acquire, or Lock with a direction's lock;
+//     calls in one direction take turns) and give it back. Close wakes
+//     every waiter (their calls return the error given to Init), waits
+//     until the last user has left, deregisters the fd and closes it, and
+//     only then returns: nobody reads a file that took the number.
+//   - The fd is registered at its first wait and stays registered for its
+//     life. Readiness that nobody waits for takes the direction's interest
+//     away (drivers are level-triggered); the next wait puts it back, and
+//     the driver reports what is still pending then. Interest changes are
+//     made before the tick's driver Wait, never on a waiting fiber's stack.
+//   - A fiber's Wait is resumed straight from the driver's event, in that
+//     tick, and allocates nothing. A goroutine's wait is posted to the
+//     loop as a watch that closes a channel, and it waits in RunUntil: it
+//     runs the loop itself when nobody else does.
+//   - A deadline (SetDeadline) is a timer node of its direction in the
+//     loop's heap, and ends a wait with os.ErrDeadlineExceeded.
+//   - A wait keeps Run going until it ends; an FDWatch, a func run when a
+//     direction may be ready (a connection that idles without a fiber),
+//     does if it says so.
 //
 // # Threading
 //

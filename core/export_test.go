@@ -16,13 +16,16 @@ func SetDeadlineHook(f func()) func() {
 // FDDeadline is the deadline p keeps for mode, and the one t should give,
 // both on the loop's clock.
 func FDDeadline(p *FD, mode Interest, t time.Time) (kept, want int64) {
-	d := &p.rd
-	if mode == Write {
-		d = &p.wr
-	}
-	return d.deadline.Load(), int64(t.Sub(p.l.epoch)) + 1
+	return p.dir(mode).deadline.Load(), int64(t.Sub(p.l.epoch)) + 1
 }
 
 // WatchdogParked reports whether l's watchdog goroutine sleeps until the
 // next run (it parks after two polls find no run).
 func WatchdogParked(l *Loop) bool { return l.wd != nil && l.wd.parked.Load() }
+
+// SetLockWaitHook sets what Lock runs between a caller counting itself as
+// a waiter and its wait; the func returned puts it back.
+func SetLockWaitHook(f func()) func() {
+	testHookLockWait = f
+	return func() { testHookLockWait = nil }
+}

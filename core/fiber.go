@@ -28,7 +28,6 @@ type fiber struct {
 	probe     bool   // resumed only to record its stack (deadlock reports)
 	stack     []byte // recorded by a probe
 	created   []uintptr
-	iow       ioWaiter // its wait on an FD (fdwait.go): a fiber waits for one thing at a time
 
 	// With the watchdog: the fiber goroutine's id, and what the fiber ran
 	// last (what a resumed fiber goes on with).

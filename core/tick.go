@@ -194,7 +194,7 @@ func (l *Loop) dispatch(blocking bool) {
 		}
 		l.timers.remove(c)
 		if c.typ == typeIOTimer {
-			l.ioTimer(c)
+			c.fn(0) // an FD direction's deadline (fddeadline.go)
 			continue
 		}
 		c.active = false

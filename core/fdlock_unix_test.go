@@ -1,0 +1,161 @@
+//go:build unix
+
+package core_test
+
+import (
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// lockFD is an FD of l on a pipe's read end of its own, closed by the FD.
+func lockFD(t *testing.T, l *core.Loop) *core.FD {
+	t.Helper()
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fds[1]) })
+	p := new(core.FD)
+	if err := p.Init(l, fds[0], net.ErrClosed); err != nil {
+		syscall.Close(fds[0])
+		t.Fatal(err)
+	}
+	return p
+}
+
+// onFiber runs fn in a fiber of l, or from a goroutine of its own that
+// nobody else runs the loop for, and waits for it (at most 5 s).
+func onFiber(t *testing.T, l *core.Loop, fiber bool, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	if !fiber {
+		go func() { defer close(done); fn() }()
+	} else {
+		l.Defer(func(core.CallbackID) { defer close(done); fn() })
+		guard := time.AfterFunc(5*time.Second, l.Stop)
+		defer guard.Stop()
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("still waiting after 5 s")
+	}
+}
+
+// The turn an Unlock passes between a caller counting itself as a waiter
+// and its wait is kept for that wait: the lock is free, and nobody else
+// would ever pass one again.
+func TestLockTurnPassedBeforeItsWait(t *testing.T) {
+	for _, fiber := range []bool{true, false} {
+		name := map[bool]string{true: "fiber", false: "goroutine"}[fiber]
+		t.Run(name, func(t *testing.T) {
+			l := core.New(newTimerDriver())
+			defer l.Close()
+			p := lockFD(t, l)
+			defer p.Close()
+			if err := p.Lock(core.Write); err != nil {
+				t.Fatal(err)
+			}
+			unlocked := false
+			defer core.SetLockWaitHook(func() {
+				if !unlocked {
+					unlocked = true
+					p.Unlock(core.Write) // the holder leaves just then
+				}
+			})()
+			var err error
+			onFiber(t, l, fiber, func() { err = p.Lock(core.Write) })
+			if err != nil || !unlocked {
+				t.Fatalf("Lock: %v (the hook ran: %v)", err, unlocked)
+			}
+			p.Unlock(core.Write)
+		})
+	}
+}
+
+// Close wakes the calls that wait for a direction's lock, which then
+// return the closed error; the holder's own call is left to end.
+func TestCloseWakesTurnWaiters(t *testing.T) {
+	for _, fiber := range []bool{true, false} {
+		name := map[bool]string{true: "fiber", false: "goroutine"}[fiber]
+		t.Run(name, func(t *testing.T) {
+			l := core.New(newTimerDriver())
+			defer l.Close()
+			p := lockFD(t, l)
+			if err := p.Lock(core.Read); err != nil {
+				t.Fatal(err)
+			}
+			closed := make(chan error, 1)
+			defer core.SetLockWaitHook(func() {
+				go func() { closed <- p.Close() }() // returns once the holder unlocks
+			})()
+			var err error
+			onFiber(t, l, fiber, func() {
+				err = p.Lock(core.Read)
+				p.Unlock(core.Read) // the holder's: Close waits for it
+			})
+			if err != net.ErrClosed {
+				t.Fatalf("Lock waiting for the turn when Close came: %v, want net.ErrClosed", err)
+			}
+			if err := <-closed; err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+		})
+	}
+}
+
+// One call waits in a direction at a time; a second is a misuse that
+// panics and names it, instead of leaving the first call unwoken.
+func TestSecondWaitInADirectionPanics(t *testing.T) {
+	l := core.New(newTimerDriver(), core.WithoutFileIDs())
+	defer l.Close()
+	p := lockFD(t, l)
+	defer p.Close()
+	var x core.FDWatch
+	var got any
+	l.Defer(func(core.CallbackID) {
+		if !p.Watch(core.Read, &x, func() {}) {
+			t.Error("Watch on an open FD reported false")
+		}
+		defer func() { got = recover(); x.Stop() }()
+		p.Acquire()
+		defer p.Release()
+		_ = p.Wait(core.Read)
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := got.(string); !strings.Contains(s, "a second wait in one direction") {
+		t.Fatalf("a Wait while a watch is armed in its direction: %v, want a panic that says so", got)
+	}
+}
+
+// Releases and Unlocks without their Acquire or Lock panic, naming them.
+func TestFDMisusePanics(t *testing.T) {
+	l := core.New(newTimerDriver())
+	defer l.Close()
+	p := lockFD(t, l)
+	defer p.Close()
+	for name, f := range map[string]func(){
+		"FD.Release called without a reference":              p.Release,
+		"FD.Unlock called on a direction that is not locked": func() { p.Unlock(core.Write) },
+		"the direction must be Read or Write":                func() { _ = p.Lock(core.Read | core.Write) },
+	} {
+		func() {
+			defer func() {
+				if s, _ := recover().(string); !strings.Contains(s, name) {
+					t.Errorf("panic %q, want one that says %q", s, name)
+				}
+			}()
+			f()
+		}()
+	}
+}
