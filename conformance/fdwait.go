@@ -130,7 +130,7 @@ func fdWatchReferenced(t *testing.T, l *core.Loop) {
 	var x core.FDWatch
 	// Unreferenced: Run returns while it is armed.
 	l.Defer(func(core.CallbackID) {
-		require.True(t, p.Watch(core.Read, &x, func() { t.Error("the watch ran with nothing to read") }))
+		require.NoError(t, p.Watch(core.Read, &x, func() { t.Error("the watch ran with nothing to read") }))
 	})
 	require.NoError(t, l.Run())
 	require.True(t, x.Stop(), "Stop of the armed watch")
@@ -138,7 +138,7 @@ func fdWatchReferenced(t *testing.T, l *core.Loop) {
 	ran := false
 	x.Referenced = true
 	l.Defer(func(core.CallbackID) {
-		require.True(t, p.Watch(core.Read, &x, func() { ran = true }))
+		require.NoError(t, p.Watch(core.Read, &x, func() { ran = true }))
 		l.Delay(20*time.Millisecond, func(core.CallbackID) { require.NoError(t, rvWrite(b, []byte("x"))) })
 	})
 	guard := fdHangGuard(t, l, 5*time.Second, "a referenced watch for a byte written after 20 ms")

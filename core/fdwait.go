@@ -150,7 +150,7 @@ func (p *FD) Wait(mode Interest) error {
 
 // waitOffLoop is Wait from a goroutine that is not the loop's.
 func (p *FD) waitOffLoop(d *fdDir) error {
-	if err := p.waitGoroutine(func(x *FDWatch) bool { return p.arm(d, x) }, true); err != nil {
+	if err := p.waitGoroutine(func(x *FDWatch) bool { return p.arm(d, x) == nil }, true); err != nil {
 		return err
 	}
 	return p.after(d)

@@ -1,5 +1,10 @@
 package core
 
+import (
+	"cmp"
+	"os"
+)
+
 // FDWatch is a func that an FD runs once, on the loop, when a direction may
 // be ready, for a layer that waits for a direction without a fiber: a
 // connection served only when bytes come (socket's Serve), the watch for a
@@ -26,12 +31,13 @@ type FDWatch struct {
 
 // Watch arms x to run fn once, on the loop, in a tick where the fd may be
 // ready in direction mode (Read or Write); Close, a refused registration
-// and (with OnDeadline) the direction's deadline run it too. It reports
-// false, and arms nothing, once Close has begun, the fd has failed, the
-// loop is closing, or (with OnDeadline) the deadline has passed. Call it on
+// and (with OnDeadline) the direction's deadline run it too. It arms
+// nothing and says why once Close has begun (the closed error), the fd has
+// failed (its error), the loop is closing (ErrLoopClosed), or, with
+// OnDeadline, the deadline has passed (os.ErrDeadlineExceeded). Call it on
 // the loop (a fiber or a callback of p's loop); it panics if x is armed or
 // a call waits in that direction.
-func (p *FD) Watch(mode Interest, x *FDWatch, fn func()) bool {
+func (p *FD) Watch(mode Interest, x *FDWatch, fn func()) error {
 	if fn == nil {
 		panic("eventloop: FD.Watch called with a nil func")
 	}
@@ -45,17 +51,21 @@ func (p *FD) Watch(mode Interest, x *FDWatch, fn func()) bool {
 	return p.arm(p.dir(mode), x)
 }
 
-// arm makes x the waiter of d unless the wait would end at once.
-func (p *FD) arm(d *fdDir, x *FDWatch) bool {
-	if p.Closing() || p.errp.Load() != nil || p.l.closing || x.OnDeadline && d.expired(p.l) {
-		return false
+// arm makes x the waiter of d, or says why the wait would end at once.
+func (p *FD) arm(d *fdDir, x *FDWatch) error {
+	err := p.after(d)
+	if err == os.ErrDeadlineExceeded && !x.OnDeadline {
+		err = nil
+	}
+	if err != nil || p.l.closing {
+		return cmp.Or(err, ErrLoopClosed)
 	}
 	x.p, x.d = p, d
 	if x.run == nil {
 		x.run = x.fire
 	}
 	p.park(d, ioWaiter{x: x})
-	return true
+	return nil
 }
 
 func (x *FDWatch) armed() bool { return x.due || x.d != nil && x.d.w.x == x }

@@ -74,7 +74,7 @@ func (w *PeerWatch) arm() bool {
 	if w.check == nil {
 		w.check = w.peek
 	}
-	return w.fd.pd.Watch(core.Read, &w.x, w.check)
+	return w.fd.pd.Watch(core.Read, &w.x, w.check) == nil
 }
 
 // peek runs when the socket may be readable: it peeks, and runs gone on

@@ -4,6 +4,7 @@ package core_test
 
 import (
 	"net"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -122,8 +123,8 @@ func TestSecondWaitInADirectionPanics(t *testing.T) {
 	var x core.FDWatch
 	var got any
 	l.Defer(func(core.CallbackID) {
-		if !p.Watch(core.Read, &x, func() {}) {
-			t.Error("Watch on an open FD reported false")
+		if err := p.Watch(core.Read, &x, func() {}); err != nil {
+			t.Errorf("Watch on an open FD: %v", err)
 		}
 		defer func() { got = recover(); x.Stop() }()
 		p.Acquire()
@@ -157,5 +158,42 @@ func TestFDMisusePanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// Watch says why it arms nothing; a passed deadline stops only a watch
+// that asked for it (OnDeadline), so that a peer watch re-armed after a
+// read deadline passed waits for readiness instead of running every tick.
+func TestWatchSaysWhy(t *testing.T) {
+	l := core.New(newTimerDriver(), core.WithoutFileIDs())
+	defer l.Close()
+	p := lockFD(t, l)
+	p.SetDeadline(core.Read, time.Now().Add(-time.Second))
+	var plain, timed core.FDWatch
+	timed.OnDeadline = true
+	var errs [3]error
+	l.Defer(func(core.CallbackID) {
+		errs[0] = p.Watch(core.Read, &plain, func() {})
+		errs[1] = p.Watch(core.Write, &timed, func() {})
+		p.SetDeadline(core.Write, time.Now().Add(-time.Second))
+		timed.Stop()
+		errs[2] = p.Watch(core.Write, &timed, func() {})
+		plain.Stop()
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != nil || errs[1] != nil || errs[2] != os.ErrDeadlineExceeded {
+		t.Fatalf("Watch with a passed deadline: %v (plain), %v (no deadline yet), %v (OnDeadline), want nil, nil, os.ErrDeadlineExceeded", errs[0], errs[1], errs[2])
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l.Defer(func(core.CallbackID) { errs[0] = p.Watch(core.Read, &plain, func() {}) })
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if errs[0] != net.ErrClosed {
+		t.Fatalf("Watch after Close: %v, want the closed error", errs[0])
 	}
 }
