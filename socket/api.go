@@ -136,6 +136,11 @@ func (c *Conn) Read(b []byte) (int, error) {
 	if !c.ok() {
 		return 0, syscall.EINVAL
 	}
+	if c.fd.served() {
+		if n, ok := c.fd.readKept(b); ok {
+			return n, nil // what a Handler left (Serve)
+		}
+	}
 	n, err := c.fd.read(b)
 	if err != nil {
 		err = c.fd.readError(err)

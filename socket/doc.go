@@ -82,6 +82,38 @@
 // interleave their bytes, and the waiting turn is a fiber's suspension (or
 // a goroutine's block), never a lock that blocks the loop's thread.
 //
+// # Serving a conn without a fiber
+//
+// A fiber blocked in Read holds its stack (about 4 KiB in all per conn)
+// for as long as its conn is idle. A server with many idle conns serves
+// them instead (Conn.Serve, Listener.Serve; ExampleListener_Serve is a
+// line protocol): between runs a served conn waits holding no fiber and
+// no read buffer (about 1 KiB per conn in all on epoll and stream,
+// TestIdleServedConnections; netpoll adds a helper goroutine per
+// descriptor either way), and its Handler runs in a fiber when bytes
+// arrive, with them, and returns how many it consumed. Its next bytes wait
+// for it, so its runs never overlap and see them in order; what it leaves
+// is handed to it again, ahead of the next bytes.
+//
+// Reads go into a buffer that the served conns of a loop share (64 KiB,
+// as nbio's and gnet's); only the bytes a Handler leaves are copied, into
+// a buffer of the conn's that holds just them. A Handler may suspend (a
+// Write, a timer, an httpclient call): it keeps its fiber and its in
+// meanwhile, and the loop serves the other conns. Its Write is the conn's
+// ordinary Write: a peer that does not read the answers suspends the
+// Handler once the socket is full, and the conn is not read until it
+// returns, so what the peer sends waits in the kernel, not in memory
+// (TestServeWritesHoldBackReads). A wake, its run and the return to
+// waiting allocate nothing (TestServeAllocatesNothing).
+//
+// A served conn keeps Run going, as a Read that waits does; its read
+// deadline bounds its wait as it bounds a Read. Its Handler is called
+// last with the error that ends it (the end of the stream, a reset, the
+// deadline, Close, the loop's Close), then the conn is closed; a Handler
+// that panics is not called again, its conn is closed, and the panic goes
+// where the loop's callbacks' panics go. StopServing hands the conn back
+// to Read, the bytes the Handler left first.
+//
 // # Deadlines, Close and the loop's Close
 //
 // SetDeadline, SetReadDeadline and SetWriteDeadline work from any

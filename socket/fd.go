@@ -36,6 +36,8 @@ type netFD struct {
 	byLoop  atomic.Bool  // closed because the loop was closed
 	drained bool         // the read lock holder's: the last read came back short
 	ln      *listenState // a listener's; nil for a connection
+
+	srv atomic.Pointer[serveState] // a served conn's (Conn.Serve); nil if never served
 }
 
 // listenState is what a listener has beyond a connection.

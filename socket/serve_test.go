@@ -1,0 +1,373 @@
+//go:build unix || windows
+
+package socket
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// turns lets a writer fiber and a served conn's Handler take turns: the
+// writer sends a piece and waits (wait) until a run has seen it (done), so
+// that each piece reaches the Handler in a run of its own.
+type turns struct {
+	l       *core.Loop
+	waiting *core.Suspension
+}
+
+func (tu *turns) wait() {
+	tu.waiting = tu.l.Suspension()
+	tu.waiting.Suspend()
+}
+
+func (tu *turns) done() {
+	if s := tu.waiting; s != nil {
+		tu.waiting = nil
+		s.Resume(nil)
+	}
+}
+
+// Each run of a Handler gets the bytes it left last time followed by the
+// new ones, in order; its last call gets the end of the stream with what
+// it left; the conn is closed after it.
+func TestServeKeepsWhatTheHandlerLeft(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		tu := &turns{l: l}
+		var runs, lines []string
+		var last string
+		var lastErr error
+		if err := a.Serve(func(c *Conn, in []byte, err error) int {
+			if err != nil {
+				last, lastErr = string(in), err
+				return 0
+			}
+			runs = append(runs, string(in))
+			defer tu.done()
+			n := 0
+			for {
+				i := bytes.IndexByte(in[n:], '\n')
+				if i < 0 {
+					return n
+				}
+				lines = append(lines, string(in[n:n+i]))
+				n += i + 1
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fiber(l, func() {
+			for _, piece := range []string{"ab", "c\nde", "f\ng", "\n", "tail"} {
+				if _, err := b.Write([]byte(piece)); err != nil {
+					t.Error(err)
+					return
+				}
+				tu.wait()
+			}
+			b.CloseWrite()
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"ab", "abc\nde", "def\ng", "g\n", "tail"}; !slices.Equal(runs, want) {
+			t.Errorf("runs got %q, want %q", runs, want)
+		}
+		if want := []string{"abc", "def", "g"}; !slices.Equal(lines, want) {
+			t.Errorf("lines %q, want %q", lines, want)
+		}
+		if last != "tail" || lastErr != io.EOF {
+			t.Errorf("last call: %q, %v; want %q, io.EOF", last, lastErr, "tail")
+		}
+		if _, err := a.Read(make([]byte, 1)); !isClosedOp(err, "read") {
+			t.Errorf("Read after the last call: %v, want the conn closed", err)
+		}
+	})
+}
+
+// A served conn that waits for bytes keeps Run going, as a Read that
+// waits does: Run ends here only once the Handler has had the byte sent
+// after Run began, and closed the conn.
+func TestServeKeepsRunGoing(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		got := ""
+		if err := a.Serve(func(c *Conn, in []byte, err error) int {
+			if err == nil {
+				got += string(in)
+				c.Close()
+			}
+			return len(in)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fiber(l, func() {
+			fiber(l, func() { b.Write([]byte("x")) }) // a tick later
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if got != "x" {
+			t.Errorf("Run returned before the Handler got %q (it got %q)", "x", got)
+		}
+	})
+}
+
+// StopServing hands the conn back: the Handler is not called again, and
+// the next Read returns what it left first, then the bytes that follow. A
+// Read from a run returns the bytes after its in.
+func TestServeStopServing(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		a.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+		tu := &turns{l: l}
+		var calls []string
+		if err := a.Serve(func(c *Conn, in []byte, err error) int {
+			defer tu.done()
+			calls = append(calls, fmt.Sprintf("%q %v", in, err))
+			more := make([]byte, 5)
+			n, rerr := io.ReadFull(c, more)
+			calls = append(calls, fmt.Sprintf("read %q %v", more[:n], rerr))
+			if !c.StopServing() {
+				t.Error("StopServing from the Handler: false, want true")
+			}
+			if c.StopServing() {
+				t.Error("a second StopServing: true, want false")
+			}
+			return 2
+		}); err != nil {
+			t.Fatal(err)
+		}
+		fiber(l, func() {
+			b.Write([]byte("hello"))
+			fiber(l, func() { b.Write([]byte("world")) })
+		})
+		var read []string
+		fiber(l, func() {
+			tu.wait() // until the run has returned
+			b.Write([]byte("after"))
+			buf := make([]byte, 64)
+			for range 2 {
+				n, err := a.Read(buf)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				read = append(read, string(buf[:n]))
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{`"hello" <nil>`, `read "world" <nil>`}; !slices.Equal(calls, want) {
+			t.Errorf("the Handler's calls: %q, want %q", calls, want)
+		}
+		if want := []string{"llo", "after"}; !slices.Equal(read, want) {
+			t.Errorf("Reads after StopServing: %q, want %q", read, want)
+		}
+		if a.StopServing() {
+			t.Error("StopServing on a conn no longer served: true, want false")
+		}
+	})
+}
+
+// Serve refuses what it cannot serve, with an error that says why.
+func TestServeBadInput(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		h := func(c *Conn, in []byte, err error) int { return len(in) }
+		a, _ := pair(t, l)
+		if err := a.Serve(h); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Serve(h); err == nil || !strings.Contains(err.Error(), "served already") {
+			t.Errorf("a second Serve: %v, want an error saying it is served already", err)
+		}
+		c, _ := pair(t, l)
+		c.Close()
+		if err := c.Serve(h); !isClosedOp(err, "serve") {
+			t.Errorf("Serve on a closed conn: %v, want net.ErrClosed", err)
+		}
+		u := listenOurs(t, l, "udp4")
+		d, err := Dial(l, "udp4", u.LocalAddr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if err := d.Serve(h); err == nil || !strings.Contains(err.Error(), "datagram") {
+			t.Errorf("Serve on a datagram conn: %v, want an error naming it", err)
+		}
+		var nilConn *Conn
+		if err := nilConn.Serve(h); err == nil {
+			t.Error("Serve on a nil *Conn: nil error")
+		}
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "nil Handler") {
+					t.Errorf("Serve(nil): panic %v, want one naming the nil Handler", r)
+				}
+			}()
+			c, _ := pair(t, l)
+			c.Serve(nil)
+		}()
+	})
+}
+
+// A Handler that returns more than it was given panics with a message
+// that says so, reported as the loop reports a callback's panic.
+func TestServeHandlerReturnsTooMuch(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		a.Serve(func(c *Conn, in []byte, err error) int { return len(in) + 1 })
+		fiber(l, func() { b.Write([]byte("x")) })
+		err := l.Run()
+		var ue *core.UncaughtError
+		if !errors.As(err, &ue) || !strings.Contains(fmt.Sprint(ue.Value), "returned 2 for 1 bytes") {
+			t.Fatalf("Run: %v, want the Handler's bad count named", err)
+		}
+	})
+}
+
+// The read deadline bounds a served conn's wait for its next bytes, as it
+// bounds a Read: once it passes, the Handler's last call gets a timeout,
+// whether it was set (or passed) before the wait began or during it, and
+// even if bytes came too (a Read fails so, as net's).
+func TestServeReadDeadline(t *testing.T) {
+	watchdog(t, time.Minute)
+	for _, when := range []string{"before the wait", "passed before the wait", "during the wait", "passed with bytes waiting"} {
+		t.Run(when, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				a, b := pair(t, l)
+				var got string
+				var lastErr error
+				switch when {
+				case "before the wait":
+					a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+				case "passed before the wait":
+					a.SetReadDeadline(time.Now().Add(-time.Second))
+				}
+				if err := a.Serve(func(c *Conn, in []byte, err error) int {
+					got += string(in)
+					lastErr = err
+					return len(in)
+				}); err != nil {
+					t.Fatal(err)
+				}
+				fiber(l, func() { // a tick after the wait began
+					fiber(l, func() {
+						switch when {
+						case "during the wait":
+							a.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+						case "passed with bytes waiting":
+							a.SetReadDeadline(time.Now().Add(-time.Second))
+							b.Write([]byte("x"))
+						}
+					})
+				})
+				guard := l.Delay(10*time.Second, func(core.CallbackID) {
+					t.Error("the deadline did not end the wait in 10 s")
+					a.Close()
+				})
+				l.Unreference(guard)
+				if err := l.Run(); err != nil {
+					t.Fatal(err)
+				}
+				l.Cancel(guard)
+				if !isTimeout(lastErr) || got != "" {
+					t.Errorf("the Handler got %q and last %v, want nothing and a timeout", got, lastErr)
+				}
+			})
+		})
+	}
+}
+
+// Listener.Serve serves every conn it accepts, from a fiber or from a
+// goroutine that is not the loop's, and returns the error that stopped
+// it: net.ErrClosed's once the listener is closed.
+func TestListenerServe(t *testing.T) {
+	watchdog(t, time.Minute)
+	for _, where := range []string{"fiber", "goroutine"} {
+		t.Run(where, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				ln, err := Listen(l, "tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				serveErr := make(chan error, 1)
+				if where == "fiber" {
+					fiber(l, func() { serveErr <- ln.Serve(echo) })
+					runLoop(t, l)
+				} else {
+					go func() { serveErr <- ln.Serve(echo) }()
+				}
+				for i := range 3 {
+					c, err := net.Dial("tcp", ln.Addr().String())
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := fmt.Sprint("conn ", i)
+					c.Write([]byte(want))
+					buf := make([]byte, 16)
+					n, err := c.Read(buf)
+					if err != nil || string(buf[:n]) != want {
+						t.Errorf("echo of %q: %q, %v", want, buf[:n], err)
+					}
+					c.Close()
+				}
+				ln.Close()
+				if err := <-serveErr; !isClosedOp(err, "accept") {
+					t.Errorf("Serve returned %v, want the listener closed", err)
+				}
+			})
+		})
+	}
+}
+
+// StopServing and the Reads after it from a goroutine that is not the
+// loop's: the bytes the Handler left come first, then the socket's, and
+// the Handler is not called again.
+func TestServeStopServingFromAnotherGoroutine(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		runLoop(t, l)
+		ran := make(chan string, 4)
+		if err := a.Serve(func(c *Conn, in []byte, err error) int {
+			ran <- fmt.Sprintf("%q %v", in, err)
+			return 1
+		}); err != nil {
+			t.Fatal(err)
+		}
+		onLoop(t, l, func() { b.Write([]byte("abc")) })
+		if got := <-ran; got != `"abc" <nil>` {
+			t.Fatalf("the run got %s", got)
+		}
+		if !a.StopServing() {
+			t.Fatal("StopServing: false, want true")
+		}
+		onLoop(t, l, func() { b.Write([]byte("d")) })
+		a.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+		buf := make([]byte, 8)
+		for _, want := range []string{"bc", "d"} {
+			n, err := a.Read(buf)
+			if err != nil || string(buf[:n]) != want {
+				t.Fatalf("Read: %q, %v; want %q", buf[:n], err, want)
+			}
+		}
+		select {
+		case got := <-ran:
+			t.Errorf("the Handler ran after StopServing: %s", got)
+		default:
+		}
+	})
+}
