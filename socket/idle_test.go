@@ -42,6 +42,9 @@ const (
 	idleBuf = 16
 	// idleEnvDriver names the driver the re-executed server runs on.
 	idleEnvDriver = "EVENTLOOP_SOCKET_IDLE_SERVER"
+	// idleEnvServe, set, makes the server serve its connections with
+	// Conn.Serve (idle_serve_test.go) instead of a fiber each.
+	idleEnvServe = "EVENTLOOP_SOCKET_IDLE_SERVE"
 	// idleEcho is how many connections, picked at random, must echo a
 	// byte once all are held: the loop still serves them.
 	idleEcho = 16
@@ -93,7 +96,7 @@ func idleBudget(driver string) float64 {
 func TestIdleConnections(t *testing.T) {
 	watchdog(t, 10*time.Minute)
 	for _, name := range drivers() {
-		t.Run(name, func(t *testing.T) { idleClient(t, name) })
+		t.Run(name, func(t *testing.T) { idleClient(t, name, false) })
 	}
 }
 
@@ -107,10 +110,13 @@ type idleReport struct {
 	heapLive, heapInUseOverLive float64
 }
 
-func idleClient(t *testing.T, driver string) {
+func idleClient(t *testing.T, driver string, served bool) {
 	fdlimit.Raise(t, idleConns+idleSpareFDs)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestIdleServerHelper$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), idleEnvDriver+"="+driver)
+	cmd.Env = append(os.Environ(), idleEnvDriver+"="+driver, idleEnvServe+"=")
+	if served {
+		cmd.Env[len(cmd.Env)-1] += "1"
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -218,15 +224,23 @@ func idleClient(t *testing.T, driver string) {
 	if err != nil {
 		t.Fatalf("server: %v\n%s%s", err, output.String(), stderr.String())
 	}
-	t.Logf("%s: %d idle conns held in %v; per conn: %.0f B (heap %.0f, stacks %.0f), resident set %.0f B; %.2f goroutines, %.1f objects; live heap %.0f B (in-use/live %.2f); classes that grew: %s",
-		driver, rep.held, time.Since(start).Round(time.Millisecond), rep.perConn, rep.heap, rep.stack, rep.rss,
-		rep.goroutines, rep.objects, rep.heapLive, rep.heapInUseOverLive, rep.classes)
-	if rep.perConn <= 4096 {
-		t.Logf("%s: the target of 4 KiB per idle connection is met", driver)
-	} else {
-		t.Logf("%s: the target of 4 KiB per idle connection is missed by %.0f bytes", driver, rep.perConn-4096)
+	how := "a fiber in Read each"
+	if served {
+		how = "served"
 	}
-	if budget := idleBudget(driver); rep.perConn > budget {
+	t.Logf("%s: %d idle conns (%s) held in %v; per conn: %.0f B (heap %.0f, stacks %.0f), resident set %.0f B; %.2f goroutines, %.1f objects; live heap %.0f B (in-use/live %.2f); classes that grew: %s",
+		driver, rep.held, how, time.Since(start).Round(time.Millisecond), rep.perConn, rep.heap, rep.stack, rep.rss,
+		rep.goroutines, rep.objects, rep.heapLive, rep.heapInUseOverLive, rep.classes)
+	target, budget := 4096.0, idleBudget(driver)
+	if served {
+		target, budget = idleServedTarget, idleServedBudget(driver)
+	}
+	if rep.perConn <= target {
+		t.Logf("%s: the target of %.0f bytes per idle connection is met", driver, target)
+	} else {
+		t.Logf("%s: the target of %.0f bytes per idle connection is missed by %.0f bytes", driver, target, rep.perConn-target)
+	}
+	if rep.perConn > budget {
 		t.Errorf("%s: %.0f bytes per idle connection, want at most %.0f", driver, rep.perConn, budget)
 	}
 }
@@ -285,8 +299,11 @@ func TestIdleServerHelper(t *testing.T) {
 	var before, after runtime.MemStats
 	var rssBefore, goroutinesBefore int
 	reading, closed := 0, 0
+	served := os.Getenv(idleEnvServe) != ""
 	measure := func() {
-		if live := l.Stats().FibersLive; live < conns {
+		if live := l.Stats().FibersLive; served && live > idleServedFibers {
+			t.Errorf("%d fibers live, want at most %d: served conns hold none", live, idleServedFibers)
+		} else if live := l.Stats().FibersLive; !served && live < conns {
 			t.Errorf("%d fibers live, want at least %d", live, conns)
 		}
 		runtime.GC()
@@ -345,6 +362,15 @@ func TestIdleServerHelper(t *testing.T) {
 			if i >= conns {
 				t.Errorf("connection %d: more than %d", i+1, conns)
 				c.Close()
+				continue
+			}
+			if served {
+				idleServe(t, l, c, i == conns-1, measure, func() {
+					if closed++; closed == conns {
+						ln.Close()
+					}
+				})
+				reading++
 				continue
 			}
 			buf := slab[i*idleBuf : (i+1)*idleBuf : (i+1)*idleBuf]
