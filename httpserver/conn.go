@@ -15,10 +15,13 @@ import (
 	"github.com/revoltgo/eventloop/socket"
 )
 
-// conn is one connection, served by one fiber of its loop from accept to
-// close. Everything in it belongs to that fiber and to the loop (the
-// client-gone watch, Shutdown's and Close's steps), never to another
-// goroutine, except what a handler hands to one.
+// conn is one connection. A fiber of its loop serves it from its accept
+// to its first wait for a request; without TLS, it then waits as a served
+// socket conn (socket.Conn.Serve), holding no fiber, and each batch of
+// requests is served in the fiber that its bytes come in (onBytes); over
+// TLS the fiber serves it to the end. Everything in it belongs to those
+// fibers and to the loop (the client-gone watch, Shutdown's and Close's
+// steps), never to another goroutine, except what a handler hands to one.
 type conn struct {
 	srv *Server
 	ls  *loopState
@@ -42,8 +45,10 @@ type conn struct {
 	rd, wd     time.Time // the deadlines last set, to skip setting them again
 	lastMethod string
 	hijacked   bool
-	werr       error // the first write error
-	closeWrite bool  // request body left on the wire: half-close, then wait a little
+	ended      bool           // end has run
+	onData     socket.Handler // c.onBytes, made once
+	werr       error          // the first write error
+	closeWrite bool           // request body left on the wire: half-close, then wait a little
 
 	watch       socket.PeerWatch // the client-gone watch (context.go)
 	gone        func()           // c.clientGone, made once
@@ -97,6 +102,7 @@ func (c *conn) init(config *tls.Config) {
 	}
 	c.remoteAddr = c.raw.RemoteAddr().String()
 	c.res.handlerHeader = make(http.Header)
+	c.onData = c.onBytes
 }
 
 // Bounds net/http uses too: what the server reads of a body the handler
@@ -108,8 +114,15 @@ const (
 	rstAvoidanceDelay       = 500 * time.Millisecond
 )
 
+// serve runs in the conn's first fiber: the TLS handshake, then the wait
+// for the first request.
 func (c *conn) serve() {
-	defer c.end()
+	waiting := false
+	defer func() {
+		if !waiting {
+			c.end()
+		}
+	}()
 	srv := c.srv
 	if c.tls != nil && !c.handshake() {
 		return
@@ -119,15 +132,44 @@ func (c *conn) serve() {
 			c.setReadDeadline(t)
 		}
 	}
-	for first := true; ; first = false {
-		if !first {
-			c.setReadTimeout(srv.idleTimeout())
+	if c.tls == nil {
+		waiting = c.raw.Serve(c.onData) == nil
+		return
+	}
+	if c.awaitRequest() {
+		c.requests(true)
+	}
+}
+
+// onBytes serves the requests whose first bytes have come to the served
+// conn (socket.Handler), in the fiber they came in, until the conn waits
+// for the next one, holding no fiber again, or is done. Its last call
+// (the client closed, the idle time ran out, Shutdown, Close, the loop's
+// Close) ends the conn.
+func (c *conn) onBytes(_ *socket.Conn, in []byte, err error) int {
+	if err != nil {
+		c.end()
+		return 0
+	}
+	waiting := false
+	defer func() {
+		if !waiting {
+			c.raw.StopServing() // no last call: end closes it, or a Hijack took it
+			c.end()
 		}
-		if c.br == nil || c.br.Buffered() == 0 {
-			if !c.awaitRequest() {
-				return
-			}
-		}
+	}()
+	c.takeBytes(in)
+	waiting = c.requests(c.state == http.StateNew)
+	return len(in)
+}
+
+// requests serves the request whose first bytes are in the read buffer
+// and those that follow, the first of the conn's (first) or not. True:
+// the conn waits for the next one as a served conn, holding no fiber
+// (without TLS); false: it is done (closed, hijacked, or no keep-alive).
+func (c *conn) requests(first bool) bool {
+	srv := c.srv
+	for ; ; first = false {
 		if !first {
 			// ReadHeaderTimeout counts from the first byte of a request
 			// that followed another, from the accept for the first one.
@@ -135,39 +177,61 @@ func (c *conn) serve() {
 		}
 		c.setState(http.StateActive)
 		if !c.serveRequest() {
-			return
+			return false
 		}
 		c.setState(http.StateIdle)
 		if !srv.keepAlives() {
-			return
+			return false
+		}
+		c.setReadTimeout(srv.idleTimeout())
+		if c.br != nil && c.br.Buffered() > 0 {
+			continue // pipelined
+		}
+		if c.tls == nil {
+			c.putReader()
+			return true
+		}
+		if !c.awaitRequest() {
+			return false
 		}
 	}
 }
 
-// awaitRequest waits for the first bytes of the next request into the
-// loop's scratch buffer, holding no read buffer meanwhile, then takes one
-// and hands it those bytes before anything can suspend the fiber (the
-// scratch buffer is the next reader's). False: the client closed, the
-// idle time ran out, or the server closed the conn; nothing is answered.
+// awaitRequest waits for the first bytes of the next request over TLS
+// into the loop's scratch buffer, holding no read buffer meanwhile, then
+// takes one and hands it those bytes before anything can suspend the
+// fiber (the scratch buffer is the next reader's). False: the client
+// closed, the idle time ran out, or the server closed the conn; nothing
+// is answered.
 func (c *conn) awaitRequest() bool {
-	if c.br != nil {
-		c.ls.putReader(c.br)
-		c.br = nil
-	}
+	c.putReader()
 	n, _ := c.read(c.ls.scratch[:])
 	if n == 0 {
 		return false
 	}
+	c.takeBytes(c.ls.scratch[:n])
+	return true
+}
+
+// takeBytes takes a read buffer and fills it with p, a buffer that is not
+// the conn's (the scratch buffer, or a served conn's in), before anything
+// can suspend the fiber; what the read buffer cannot hold is copied.
+func (c *conn) takeBytes(p []byte) {
 	c.br = c.ls.getReader(&c.cr)
-	c.cr.pending = c.ls.scratch[:n]
+	c.cr.pending = p
 	c.cr.remain = math.MaxInt64
 	c.br.Peek(1)
 	if len(c.cr.pending) > 0 {
-		// A read buffer holds at least the scratch buffer: unreachable,
-		// but the bytes must not stay in a buffer that is not ours.
 		c.cr.pending = bytes.Clone(c.cr.pending)
 	}
-	return true
+}
+
+// putReader gives the read buffer back while the conn waits.
+func (c *conn) putReader() {
+	if c.br != nil {
+		c.ls.putReader(c.br)
+		c.br = nil
+	}
 }
 
 // serveRequest reads a request, runs the handler and finishes the
@@ -294,9 +358,13 @@ func (c *conn) handlerPanicked(v any) {
 }
 
 // end closes the connection (unless a handler hijacked it) and returns
-// its buffers; it runs however the fiber ends, Loop.Close's unwinding
-// included.
+// its buffers, once; it runs however the conn's fiber or its served
+// conn ends, Loop.Close's unwinding included.
 func (c *conn) end() {
+	if c.ended {
+		return
+	}
+	c.ended = true
 	c.stopWatch()
 	if c.cur != nil {
 		c.cur.ctx.cancel()

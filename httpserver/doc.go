@@ -1,7 +1,9 @@
 // Package httpserver serves HTTP/1.1 from a loop of package core: any
-// http.Handler, unchanged, with a fiber per connection on the
-// listeners and conns of package socket (Revolt's amphp/http-server, in
-// Go's own interface).
+// http.Handler, unchanged, with a fiber per connection while it has a
+// request to serve, on the listeners and conns of package socket
+// (Revolt's amphp/http-server, in Go's own interface). A connection that
+// waits for its next request holds no fiber (socket.Conn.Serve); over
+// TLS it keeps its fiber.
 //
 //	l, err := eventloop.New()
 //	if err != nil {
@@ -82,12 +84,13 @@
 //
 // Two ways to serve HTTP on a loop:
 //
-//   - Server (this package): a fiber per connection, one goroutine for the
-//     whole loop. Cheapest per connection (an idle keep-alive conn holds
-//     its fiber and no buffer) and per request; handlers must not block
-//     the goroutine (above), or are wrapped in Blocking. For handlers
-//     written for the loop, plain ones that compute and answer, files,
-//     and a few that block.
+//   - Server (this package): a fiber per connection with a request, one
+//     goroutine for the whole loop. Cheapest per connection (an idle
+//     keep-alive conn holds no fiber and no buffer, about 4 KiB in all;
+//     over TLS it holds its fiber too) and per request; handlers must
+//     not block the goroutine (above), or are wrapped in Blocking. For
+//     handlers written for the loop, plain ones that compute and answer,
+//     files, and a few that block.
 //   - net/http's Server on a socket.Listener (http.Serve(ln, h)): a
 //     goroutine per connection, whose I/O waits on the loop. Any handler
 //     works, blocking ones included, and so does everything net/http

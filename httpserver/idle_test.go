@@ -40,18 +40,17 @@ const (
 
 // idleBudget bounds the memory of an idle keep-alive connection, heap
 // (MemStats.HeapInuse) and stacks (StackInuse) apart, a guard against
-// regressions a little above what was measured (about 4.7 KiB of heap
-// and 4 KiB of stack on epoll and stream): the socket's conn (see
-// package socket's idleBudget), the server's conn, and the fiber's
-// stack, which the request grew to 4 KiB (the parser, the handler,
-// the write) and which the fiber keeps while it waits in its next Read.
-// An idle conn holds no read or write buffer. netpoll adds a helper
-// goroutine, a dup and an *os.File per watched descriptor; the race
-// detector doubles every stack.
+// regressions a little above what was measured (about 3.9 KiB of heap
+// and no stack on epoll and stream): the socket's conn, served (see
+// package socket's idleServedBudget), and the server's conn. An idle
+// conn holds no fiber (it held one, its stack grown to 4 KiB by the
+// request, until it waited as a served conn) and no read or write
+// buffer. netpoll adds a helper goroutine, a dup and an *os.File per
+// watched descriptor; the race detector doubles every stack.
 func idleBudget(driver string) (heap, stack float64) {
-	heap, stack = 6<<10, 4<<10+256
+	heap, stack = 5<<10, 512
 	if driver == "netpoll" {
-		heap, stack = 7<<10, 6<<10+256
+		heap, stack = 6<<10, 2<<10+512
 	}
 	if raceEnabled {
 		stack *= 2

@@ -18,7 +18,7 @@ import (
 )
 
 // Server serves HTTP/1.1 on listeners of package socket, a fiber per
-// connection. Its fields mean what net/http.Server's of the same name mean;
+// connection with a request (see the package doc). Its fields mean what net/http.Server's of the same name mean;
 // set them before the first Serve. One Server may serve on several loops
 // (a listener each, such as one loop per core sharing a port through
 // socket.ListenConfig.ReusePort); Shutdown and Close then act on all.
