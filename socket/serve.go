@@ -14,7 +14,10 @@ import "syscall"
 // order.
 //
 // in is valid until the Handler returns: it is part of a buffer the loop
-// lends to this run. Copy what must outlive the run.
+// lends to this run. Copy what must outlive the run. What it leaves is
+// kept whole, however much: a Handler that waits for a long message
+// bounds it itself (closes c past its limit), as bufio.Scanner bounds a
+// token.
 //
 // It is called last, once, with a non-nil err: io.EOF at the end of the
 // stream, or the error a Read would have returned (a *net.OpError: a
