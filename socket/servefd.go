@@ -67,7 +67,8 @@ func (fd *netFD) serve(c *Conn, h Handler) error {
 		return errLoopClosed
 	}
 	s := &serveState{fd: fd, c: c, h: h}
-	s.x.Referenced = true
+	s.x.Referenced = true // a served conn keeps Run going, as a waiting Read does
+	s.x.OnDeadline = true // and its read deadline ends it
 	s.wake = s.ready
 	for {
 		old := fd.srv.Load()
@@ -112,11 +113,7 @@ func (s *serveState) arm() {
 		s.end(os.ErrDeadlineExceeded, true)
 		return
 	}
-	if !fd.pd.Watch(core.Read, &s.x, s.wake) {
-		err := fd.pd.Prepare(core.Read)
-		if err == nil {
-			err = core.ErrLoopClosed // Watch refuses nothing else
-		}
+	if err := fd.pd.Watch(core.Read, &s.x, s.wake); err != nil {
 		s.end(fd.ioErr(err), true)
 	}
 }
