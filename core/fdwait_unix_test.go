@@ -51,66 +51,64 @@ func onFiber(t *testing.T, l *core.Loop, fiber bool, fn func()) {
 	}
 }
 
+// lockedFD runs body for a waiter that is a fiber and for one that is a
+// goroutine, each with a loop and an FD whose direction mode is locked.
+func lockedFD(t *testing.T, mode core.Interest, body func(t *testing.T, l *core.Loop, p *core.FD, fiber bool)) {
+	for _, fiber := range []bool{true, false} {
+		t.Run(map[bool]string{true: "fiber", false: "goroutine"}[fiber], func(t *testing.T) {
+			l := core.New(newTimerDriver())
+			defer l.Close()
+			p := lockFD(t, l)
+			if err := p.Lock(mode); err != nil {
+				t.Fatal(err)
+			}
+			body(t, l, p, fiber)
+		})
+	}
+}
+
 // The turn an Unlock passes between a caller counting itself as a waiter
 // and its wait is kept for that wait: the lock is free, and nobody else
 // would ever pass one again.
 func TestLockTurnPassedBeforeItsWait(t *testing.T) {
-	for _, fiber := range []bool{true, false} {
-		name := map[bool]string{true: "fiber", false: "goroutine"}[fiber]
-		t.Run(name, func(t *testing.T) {
-			l := core.New(newTimerDriver())
-			defer l.Close()
-			p := lockFD(t, l)
-			defer p.Close()
-			if err := p.Lock(core.Write); err != nil {
-				t.Fatal(err)
+	lockedFD(t, core.Write, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
+		defer p.Close()
+		unlocked := false
+		defer core.SetLockWaitHook(func() {
+			if !unlocked {
+				unlocked = true
+				p.Unlock(core.Write) // the holder leaves just then
 			}
-			unlocked := false
-			defer core.SetLockWaitHook(func() {
-				if !unlocked {
-					unlocked = true
-					p.Unlock(core.Write) // the holder leaves just then
-				}
-			})()
-			var err error
-			onFiber(t, l, fiber, func() { err = p.Lock(core.Write) })
-			if err != nil || !unlocked {
-				t.Fatalf("Lock: %v (the hook ran: %v)", err, unlocked)
-			}
-			p.Unlock(core.Write)
-		})
-	}
+		})()
+		var err error
+		onFiber(t, l, fiber, func() { err = p.Lock(core.Write) })
+		if err != nil || !unlocked {
+			t.Fatalf("Lock: %v (the hook ran: %v)", err, unlocked)
+		}
+		p.Unlock(core.Write)
+	})
 }
 
 // Close wakes the calls that wait for a direction's lock, which then
 // return the closed error; the holder's own call is left to end.
 func TestCloseWakesTurnWaiters(t *testing.T) {
-	for _, fiber := range []bool{true, false} {
-		name := map[bool]string{true: "fiber", false: "goroutine"}[fiber]
-		t.Run(name, func(t *testing.T) {
-			l := core.New(newTimerDriver())
-			defer l.Close()
-			p := lockFD(t, l)
-			if err := p.Lock(core.Read); err != nil {
-				t.Fatal(err)
-			}
-			closed := make(chan error, 1)
-			defer core.SetLockWaitHook(func() {
-				go func() { closed <- p.Close() }() // returns once the holder unlocks
-			})()
-			var err error
-			onFiber(t, l, fiber, func() {
-				err = p.Lock(core.Read)
-				p.Unlock(core.Read) // the holder's: Close waits for it
-			})
-			if err != net.ErrClosed {
-				t.Fatalf("Lock waiting for the turn when Close came: %v, want net.ErrClosed", err)
-			}
-			if err := <-closed; err != nil {
-				t.Fatalf("Close: %v", err)
-			}
+	lockedFD(t, core.Read, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
+		closed := make(chan error, 1)
+		defer core.SetLockWaitHook(func() {
+			go func() { closed <- p.Close() }() // returns once the holder unlocks
+		})()
+		var err error
+		onFiber(t, l, fiber, func() {
+			err = p.Lock(core.Read)
+			p.Unlock(core.Read) // the holder's: Close waits for it
 		})
-	}
+		if err != net.ErrClosed {
+			t.Fatalf("Lock waiting for the turn when Close came: %v, want net.ErrClosed", err)
+		}
+		if err := <-closed; err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	})
 }
 
 // One call waits in a direction at a time; a second is a misuse that
