@@ -445,34 +445,3 @@ func (c *rawConn) Write(f func(fd uintptr) (done bool)) error {
 	}
 	return nil
 }
-
-// readError is Read's error: io.EOF as is, anything else wrapped.
-//
-//go:noinline
-func (fd *netFD) readError(err error) error {
-	if err == io.EOF {
-		return err
-	}
-	return fd.opError("read", err)
-}
-
-// opError wraps err as net's conns do. It is not inlined: the error path
-// would otherwise widen the frames of Read and Write, which sit on the
-// stack of every fiber suspended in them (see enqueue).
-//
-//go:noinline
-func (fd *netFD) opError(op string, err error) error {
-	if fd.ln != nil {
-		return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
-	}
-	return &net.OpError{Op: op, Net: fd.net, Source: fd.laddr, Addr: fd.raddr, Err: err}
-}
-
-// localOpError is opError for the calls whose errors net's conns word
-// with the local address alone: the deadlines, the buffer sizes and
-// raw-control (the TCP options name both ends, as opError does).
-//
-//go:noinline
-func (fd *netFD) localOpError(op string, err error) error {
-	return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
-}

@@ -3,6 +3,7 @@ package socket
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 
@@ -50,4 +51,46 @@ func ctxError(err error) error {
 		return dialTimeout{}
 	}
 	return dialCanceled{cause: err}
+}
+
+// The package's errors reach the caller wrapped once, here, in a
+// *net.OpError worded as net's for the same call: the exported methods
+// wrap what their netFD returned, which is final already (retry,
+// coreerr.go).
+
+// readError is Read's error: io.EOF as is, anything else wrapped.
+//
+//go:noinline
+func (fd *netFD) readError(err error) error {
+	if err == io.EOF {
+		return err
+	}
+	return fd.opError("read", err)
+}
+
+// opError wraps err as net's conns do. It is not inlined: the error path
+// would otherwise widen the frames of Read and Write, which sit on the
+// stack of every fiber suspended in them (see enqueue).
+//
+//go:noinline
+func (fd *netFD) opError(op string, err error) error {
+	if fd.ln != nil {
+		return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
+	}
+	return &net.OpError{Op: op, Net: fd.net, Source: fd.laddr, Addr: fd.raddr, Err: err}
+}
+
+// localOpError is opError for the calls whose errors net's conns word
+// with the local address alone: the deadlines, the buffer sizes and
+// raw-control (the TCP options name both ends, as opError does).
+//
+//go:noinline
+func (fd *netFD) localOpError(op string, err error) error {
+	return &net.OpError{Op: op, Net: fd.net, Addr: fd.laddr, Err: err}
+}
+
+// opErrorTo wraps err as net's datagram sends do: the address is the
+// destination.
+func (fd *netFD) opErrorTo(op string, addr net.Addr, err error) error {
+	return &net.OpError{Op: op, Net: fd.net, Source: fd.laddr, Addr: addr, Err: err}
 }

@@ -3,8 +3,6 @@
 package socket
 
 import (
-	"errors"
-	"fmt"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -102,39 +100,6 @@ func (fd *netFD) close() error {
 func (fd *netFD) loopGone() {
 	fd.byLoop.Store(true)
 	_ = fd.pd.Close()
-}
-
-// ioErr maps what core.FD says to what a call returns.
-func (fd *netFD) ioErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fd.ioFailed(err)
-}
-
-// ioFailed is ioErr's rest, out of line so that ioErr inlines.
-func (fd *netFD) ioFailed(err error) error {
-	switch {
-	case err == core.ErrLoopClosed:
-		fd.loopGone()
-		return errLoopClosed
-	case err == net.ErrClosed:
-		return fd.closedErr()
-	}
-	return stoppedErr(err)
-}
-
-// stoppedErr words an uncaught error that ended the run a goroutine made
-// for its call (a callback's panic that no error handler took), and the
-// failure of a descriptor closed behind the socket's back (fdGone); any
-// other error is returned as is. Out of line: errors.As makes its target
-// escape.
-func stoppedErr(err error) error {
-	var ue *core.UncaughtError
-	if errors.As(err, &ue) {
-		return fmt.Errorf("socket: the event loop stopped with an error: %w", err)
-	}
-	return fdGone(err)
 }
 
 // acquire takes a reference and the lock of direction mode for one call:

@@ -355,9 +355,3 @@ func (c *Conn) PacketConn() *PacketConn {
 
 // connected reports whether a datagram socket has a peer.
 func (fd *netFD) connected() bool { return fd.raddr != nil }
-
-// opErrorTo wraps err as net's datagram sends do: the address is the
-// destination.
-func (fd *netFD) opErrorTo(op string, addr net.Addr, err error) error {
-	return &net.OpError{Op: op, Net: fd.net, Source: fd.laddr, Addr: addr, Err: err}
-}
