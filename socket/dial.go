@@ -111,24 +111,12 @@ func dialOne(ctx context.Context, l *core.Loop, network string, family, sotype i
 	return fd, nil
 }
 
-// connect starts a non-blocking connect and finishes it when the socket
-// turns writable: SO_ERROR says how it went. ctx ending wakes the wait.
+// connect connects the socket: a non-blocking connect(2), finished when
+// the socket turns writable, SO_ERROR saying how it went. ctx ending
+// wakes the wait.
 func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
-	for {
-		err := sysConnect(fd.sysfd, sa)
-		switch err {
-		case nil, errIsConn:
-			return nil
-		case errIntr:
-			continue
-		case errInProgress, errAlready:
-		default:
-			return wrapSyscall(connectOp, err)
-		}
-		break
-	}
 	// The wait holds a reference, as every wait does; the conn is the
-	// dialer's alone until connect returns.
+	// dialer's alone until connect returns, so it takes no lock.
 	if !fd.incref() {
 		return fd.closedErr()
 	}
@@ -149,56 +137,63 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			}
 		}()
 	}
-	// reconnects bounds the second connect below: where SO_ERROR was
+	// connecting: connect(2) said that it goes on, and SO_ERROR says how.
+	// reconnects bounds the connect(2) made again: where SO_ERROR was
 	// cleared behind our back, a failed connect must not start over.
-	reconnects := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return ctxError(err)
-		}
-		if err := fd.wait(core.Write); err != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return ctxError(cerr)
+	connecting, reconnects := false, 0
+	err := fd.retry(core.Write, connectOp, func() error {
+		if connecting {
+			if err := ctx.Err(); err != nil {
+				return ctxError(err)
 			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return ctxError(err)
-		}
-		v, err := getsockoptInt(fd.sysfd, solSocket, soError)
-		if err != nil {
-			return wrapSyscall("getsockopt", err)
-		}
-		switch e := syscall.Errno(v); e {
-		case errInProgress, errAlready, errIntr:
-			continue
-		case errIsConn:
-			return nil
-		case 0:
-			if _, err := sysGetpeername(fd.sysfd); err == nil {
+			v, err := getsockoptInt(fd.sysfd, solSocket, soError)
+			if err != nil {
+				return wrapSyscall("getsockopt", err)
+			}
+			switch e := syscall.Errno(v); e {
+			case errInProgress, errAlready, errIntr:
+				return errAgain
+			case errIsConn:
 				return nil
-			}
-			// Writable, no error, not connected: the poller read SO_ERROR,
-			// which clears it (libkqueue does, to fill in its event), and
-			// the driver passed the error on; else a spurious wake, or an
-			// error read and lost, which connect(2) again tells apart.
-			if e := fd.pd.Errno(); e != 0 {
+			case 0:
+				if _, err := sysGetpeername(fd.sysfd); err == nil {
+					return nil
+				}
+				// Writable, no error, not connected: the poller read
+				// SO_ERROR, which clears it (libkqueue does, to fill in
+				// its event), and the driver passed the error on; else a
+				// spurious wake, or an error read and lost, which
+				// connect(2) again tells apart.
+				if e := fd.pd.Errno(); e != 0 {
+					return sysError(connectOp, e)
+				}
+				if reconnects++; reconnects > 3 {
+					return sysError(connectOp, errConnAborted)
+				}
+				connecting = false
+				return errAgainNow
+			default:
 				return sysError(connectOp, e)
 			}
-			if reconnects++; reconnects > 3 {
-				return sysError(connectOp, errConnAborted)
-			}
-			switch err := sysConnect(fd.sysfd, sa); err {
-			case nil, errIsConn:
-				return nil
-			case errInProgress, errAlready, errIntr:
-			default:
-				return wrapSyscall(connectOp, err)
-			}
+		}
+		switch err := sysConnect(fd.sysfd, sa); err {
+		case nil, errIsConn:
+			return nil
+		case errInProgress, errAlready, errIntr:
+			// EINTR too: the connect goes on without us, as net reads it.
+			connecting = true
+			return errAgain
 		default:
-			return sysError(connectOp, e)
+			return wrapSyscall(connectOp, err)
+		}
+	})
+	if err != nil {
+		// The wait that ctx ended says so with a deadline.
+		if cerr := ctx.Err(); cerr != nil {
+			return ctxError(cerr)
 		}
 	}
+	return err
 }
 
 // wildcardDialsLoopback: where connect(2) refuses the unspecified

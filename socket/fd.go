@@ -116,6 +116,3 @@ func (fd *netFD) acquire(mode core.Interest) error {
 
 // unlock gives up the lock of direction mode and the call's reference.
 func (fd *netFD) unlock(mode core.Interest) { fd.pd.Unlock(mode) }
-
-// wait waits until the caller should try its call again (see core.FD.Wait).
-func (fd *netFD) wait(mode core.Interest) error { return fd.ioErr(fd.pd.Wait(mode)) }

@@ -15,10 +15,84 @@ import (
 // larger counts.
 const maxRW = 1 << 30
 
+// Every system call of the package that can say "would block" is made
+// through one loop, retry, as every call of net's goes through the shape
+// of poll.FD.Read: the call, EINTR again, EAGAIN a wait for readiness,
+// the deadline, one error path. Conn.Read alone has it written out (read,
+// which says why). What differs between operations is only call, which
+// makes the system call once and says how it went:
+//
+//   - nil: done;
+//   - errAgainNow: make it again at once (EINTR, a write that went in
+//     part, a back-off slept out);
+//   - errAgain: wait until the socket may be ready in the direction, then
+//     make it again;
+//   - a syscall.Errno: it failed; the error is an *os.SyscallError named
+//     for the call;
+//   - anything else: the operation ends with that error, as it is.
+//
+// Errors leave retry final: what the caller gets, but for the
+// *net.OpError that the exported method wraps it in (errors.go).
+
+// errAgainNow tells retry to make its call again at once. It is an error
+// made once: converting an errno to an error at each return would
+// allocate where its value is large (Winsock's are).
+var errAgainNow error = errIntr
+
+// retry makes call, the system call of one operation in direction mode,
+// until it is done (see above); name names it in errors. The caller holds
+// the direction's lock (ioLoop), or a reference where the socket is not
+// shared yet (connect).
+func (fd *netFD) retry(mode core.Interest, name string, call func() error) error {
+	for {
+		if fd.pd.Expired(mode) {
+			return os.ErrDeadlineExceeded
+		}
+		switch err := call(); err {
+		case nil:
+			return nil
+		case errAgainNow:
+		case errAgain:
+			if err := fd.pd.Wait(mode); err != nil {
+				return fd.ioErr(err)
+			}
+		default:
+			return callErr(name, err)
+		}
+	}
+}
+
+// callErr is the error of a call that failed: an errno becomes an
+// *os.SyscallError named name; anything else is final already.
+//
+//go:noinline
+func callErr(name string, err error) error {
+	if errno, ok := err.(syscall.Errno); ok {
+		return sysError(name, errno)
+	}
+	return err
+}
+
+// ioLoop is retry under the lock of direction mode: calls in one
+// direction take turns, as net's do (two Writes never interleave their
+// bytes).
+func (fd *netFD) ioLoop(mode core.Interest, name string, call func() error) error {
+	if err := fd.acquire(mode); err != nil {
+		return err
+	}
+	err := fd.retry(mode, name, call)
+	fd.unlock(mode)
+	return err
+}
+
 // read is Conn.Read: one read(2), as net's, whatever the socket type (a
-// datagram socket reads one datagram). It is written out rather than on
-// ioLoop: its frames are on the stack of every fiber suspended in Read,
-// which is most of what an idle connection costs.
+// datagram socket reads one datagram). It is retry written out for
+// read(2), in retry's shape, because an idle connection's fiber is
+// suspended here: the frames that retry and its call put between this
+// and core.FD.Wait (about 140 bytes) take that fiber past the 2 KiB of
+// stack it starts with, and the runtime doubles it (TestIdleConnections:
+// from 2 KiB of stack per idle connection to 4; 32 bytes more than this
+// frame still fit).
 func (fd *netFD) read(p []byte) (int, error) {
 	if len(p) == 0 {
 		// As net: at once, without a system call (which would say 0, like
@@ -42,15 +116,12 @@ func (fd *netFD) read(p []byte) (int, error) {
 	// caller tries the call first: a wait costs it a trip to the loop.
 	skip := fd.drained && fd.l.InFiber()
 	fd.drained = false
-	// The deadline is looked at once, before the first read: a wait looks
-	// at it itself (as poll.FD's Read, which prepares once and then reads
-	// after each wait).
-	if !skip && fd.pd.Expired(core.Read) {
-		fd.unlock(core.Read)
-		return 0, os.ErrDeadlineExceeded
-	}
 	waited := false
 	for {
+		if fd.pd.Expired(core.Read) {
+			fd.unlock(core.Read)
+			return 0, os.ErrDeadlineExceeded
+		}
 		n, errno := 0, errAgain
 		if !skip {
 			n, errno = sysRead(fd.sysfd, p)
@@ -60,17 +131,15 @@ func (fd *netFD) read(p []byte) (int, error) {
 		switch errno {
 		case 0:
 			fd.drained = n < len(p) && !fd.dgram()
-			fd.unlock(core.Read)
 			if n == 0 && !fd.dgram() {
 				// Where the poller took the socket's pending error to
 				// report it (libkqueue), a reset that woke this read
 				// reads as the end of the stream: the driver has it.
+				err = io.EOF
 				if e := fd.pd.Errno(); waited && e != 0 {
-					return 0, sysError(callRead, e)
+					err = sysError(callRead, e)
 				}
-				return 0, io.EOF
 			}
-			return n, nil
 		case errIntr:
 			continue
 		case errAgain:
@@ -89,8 +158,8 @@ func (fd *netFD) read(p []byte) (int, error) {
 	}
 }
 
-// write is Conn.Write: all of p for a stream, written in turns of at
-// most maxRW; one datagram for a datagram socket, even an empty one.
+// write is Conn.Write: all of p for a stream; one datagram for a
+// datagram socket, even an empty one.
 func (fd *netFD) write(p []byte) (int, error) {
 	if len(p) == 0 && !fd.dgram() {
 		if fd.isClosed() {
@@ -102,96 +171,37 @@ func (fd *netFD) write(p []byte) (int, error) {
 		if err := datagramFits(p); err != nil {
 			return 0, err
 		}
-		var n int
-		err := fd.ioLoop(core.Write, "write", func() (err error) {
-			n, err = writeErr(fd.sysfd, p)
-			return err
-		})
-		return max(n, 0), err
 	}
-	// The common case first: the whole of p in one call, without the
-	// closure of ioLoop. What is left goes on under the same turn of the
-	// lock, so that concurrent Writes still do not interleave.
 	if err := fd.acquire(core.Write); err != nil {
 		return 0, err
 	}
+	n, err := fd.writeLocked(p)
+	fd.unlock(core.Write)
+	return n, err
+}
+
+// writeLocked is write once the caller holds the write lock (Write, and
+// the handshake of a TLSConn): a stream's p in turns of at most maxRW,
+// all under the one turn of the lock, so that concurrent Writes do not
+// interleave.
+func (fd *netFD) writeLocked(p []byte) (int, error) {
 	nn := 0
-	if len(p) <= maxRW && !fd.pd.Expired(core.Write) {
-		n, errno := sysWrite(fd.sysfd, p)
-		switch {
-		case errno == 0 && n == len(p):
-			fd.unlock(core.Write)
-			return n, nil
-		case errno == 0 && n > 0:
-			nn = n
-		case errno != errAgain && errno != errIntr:
-			fd.unlock(core.Write)
-			return 0, sysError(callWrite, errno)
-		}
-	}
-	err := fd.ioLocked(core.Write, "write", func() error {
-		chunk := p[nn:]
-		if len(chunk) > maxRW {
-			chunk = chunk[:maxRW]
-		}
-		n, err := writeErr(fd.sysfd, chunk)
+	err := fd.retry(core.Write, callWrite, func() error {
+		n, errno := sysWrite(fd.sysfd, p[nn:min(len(p), nn+maxRW)])
 		if n > 0 {
 			nn += n
 		}
 		switch {
-		case nn == len(p):
+		case errno != 0:
+			return errnoErr(errno)
+		case nn == len(p) || fd.dgram():
 			return nil
-		case err != nil:
-			return err
 		case n == 0:
 			return io.ErrUnexpectedEOF
 		}
 		return errAgainNow // written in part: the rest at once
 	})
 	return nn, err
-}
-
-// errAgainNow tells ioLoop to make its call again at once (for EINTR, and
-// for what a partial write left). It is an error made once: converting
-// an errno to an error at each return would allocate where its value is
-// large (Winsock's are).
-var errAgainNow error = errIntr
-
-// ioLoop runs call, the system call of one operation, under the lock of
-// direction mode (calls in one direction take turns): it checks the deadline, makes
-// the call, waits for readiness only if the call says EAGAIN, and makes it
-// again at once on EINTR. An errno comes back as an *os.SyscallError
-// named name; anything else as call returned it.
-func (fd *netFD) ioLoop(mode core.Interest, name string, call func() error) error {
-	if err := fd.acquire(mode); err != nil {
-		return err
-	}
-	return fd.ioLocked(mode, name, call)
-}
-
-// ioLocked is ioLoop for a caller that holds the lock of mode already; it
-// releases it.
-func (fd *netFD) ioLocked(mode core.Interest, name string, call func() error) error {
-	defer fd.unlock(mode)
-	for {
-		if fd.pd.Expired(mode) {
-			return os.ErrDeadlineExceeded
-		}
-		switch err := call(); err {
-		case nil:
-			return nil
-		case errAgainNow:
-		case errAgain:
-			if err := fd.wait(mode); err != nil {
-				return err
-			}
-		default:
-			if errno, ok := err.(syscall.Errno); ok {
-				return sysError(name, errno)
-			}
-			return err
-		}
-	}
 }
 
 // shutdown is CloseRead (read) or CloseWrite.

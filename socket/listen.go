@@ -6,7 +6,6 @@ import (
 	"context"
 	"net"
 	"net/netip"
-	"os"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
@@ -188,45 +187,31 @@ func (c ctrlConn) Write(func(fd uintptr) bool) error {
 
 // accept takes the next connection (see Listener.AcceptConn).
 func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
-	if err := fd.acquire(core.Read); err != nil {
-		return nil, err
-	}
-	defer fd.unlock(core.Read)
-	for {
-		if fd.pd.Expired(core.Read) {
-			return nil, os.ErrDeadlineExceeded
-		}
-		switch err := fd.backOff(); err {
-		case nil:
-		case errAgainNow:
-			continue
-		default:
-			return nil, err
+	var c *netFD
+	err := fd.ioLoop(core.Read, "accept", func() error {
+		if err := fd.backOff(); err != nil {
+			return err
 		}
 		ns, rsa, err := sysAccept(fd.sysfd)
 		switch {
 		case err == nil:
 			fd.acceptedOne()
-			c, err := fd.accepted(ns, rsa, keepAlive)
-			if err != nil {
+			if c, err = fd.accepted(ns, rsa, keepAlive); err != nil {
 				_ = sysClose(ns)
-				return nil, err
 			}
-			return c, nil
+			return err
 		case err == errAgain:
-			if err := fd.wait(core.Read); err != nil {
-				return nil, err
-			}
+			return errAgain
 		case acceptAgain(err):
 			// A connection reset before it was taken: net skips it too.
+			return errAgainNow
 		case outOfResources(err):
 			// The connection stays queued (backoff.go).
 			fd.failedAccept()
-			return nil, wrapSyscall("accept", err)
-		default:
-			return nil, wrapSyscall("accept", err)
 		}
-	}
+		return wrapSyscall("accept", err)
+	})
+	return c, err
 }
 
 // accepted makes the fd of a new connection, with net's options.

@@ -89,14 +89,9 @@ func sysError(call string, errno syscall.Errno) error { return os.NewSyscallErro
 // wrapSyscall is os.NewSyscallError: nil for nil.
 func wrapSyscall(call string, err error) error { return os.NewSyscallError(call, err) }
 
-// writeErr is write(2) for the callers that want an error.
-func writeErr(fd int, p []byte) (int, error) {
-	n, errno := sysWrite(fd, p)
-	if errno != 0 {
-		return n, errno
-	}
-	return n, nil
-}
+// errnoErr converts an errno to an error; Unix's are small numbers,
+// which convert without allocating.
+func errnoErr(e syscall.Errno) error { return e }
 
 func sysClose(s int) error                         { return unix.Close(s) }
 func sysBind(s int, sa sockaddr) error             { return unix.Bind(s, sa) }

@@ -175,15 +175,6 @@ func sysWrite(fd int, p []byte) (int, syscall.Errno) {
 	return int(int32(r)), 0
 }
 
-// writeErr is send for the callers that want an error.
-func writeErr(fd int, p []byte) (int, error) {
-	n, errno := sysWrite(fd, p)
-	if errno != 0 {
-		return 0, errnoErr(errno)
-	}
-	return n, nil
-}
-
 // sysSocket makes a non-blocking socket that child processes do not
 // inherit, as net makes its own (overlapped, which readiness polling does
 // not mind).

@@ -183,25 +183,33 @@ func (t *TLSConn) Read(p []byte) (int, error) {
 	if err := fd.acquire(core.Read); err != nil {
 		return 0, fd.opError("read", err)
 	}
-	if fd.pd.Expired(core.Read) {
-		fd.unlock(core.Read)
-		return 0, fd.opError("read", os.ErrDeadlineExceeded)
-	}
-	for {
-		n, err := t.tls.Read(p)
-		if err == errWouldBlock {
-			if err = fd.wait(core.Read); err == nil {
-				continue
-			}
-			err = fd.opError("read", err)
+	// crypto/tls reads what the socket holds; the wait for more is made
+	// here, outside its locks. Its own errors (and the socket's, which the
+	// transport wrapped) come out as they are.
+	n := 0
+	var tlsErr error
+	err := fd.retry(core.Read, "", func() error {
+		n, tlsErr = t.tls.Read(p)
+		if tlsErr != errWouldBlock {
+			return nil
 		}
-		fd.unlock(core.Read)
-		if t.tr.pending() {
-			// An alert or a key update that reading made: send it.
-			t.send()
+		tlsErr = nil
+		if n > 0 {
+			// Bytes came with it (an alert's first bytes after the data,
+			// which crypto/tls looked for): they are the Read's.
+			return nil
 		}
-		return n, err
+		return errAgain
+	})
+	fd.unlock(core.Read)
+	if t.tr.pending() {
+		// An alert or a key update that reading made: send it.
+		t.send()
 	}
+	if err != nil {
+		return n, fd.opError("read", err)
+	}
+	return n, tlsErr
 }
 
 // tlsChunk is what Write hands crypto/tls at once: it bounds the buffer
@@ -246,20 +254,21 @@ func (t *TLSConn) Write(p []byte) (int, error) {
 // flush sends the records crypto/tls wrote; the caller holds the write
 // lock.
 func (t *TLSConn) flush() error {
+	if !t.tr.pending() {
+		return nil
+	}
 	fd := t.c.fd
-	for t.tr.pending() {
-		if fd.pd.Expired(core.Write) {
-			return fd.opError("write", os.ErrDeadlineExceeded)
+	err := fd.retry(core.Write, callWrite, func() error {
+		if err := t.tr.sendSome(); err != nil {
+			return err
 		}
-		err := t.tr.sendSome()
-		switch {
-		case err == errAgain:
-			if err := fd.wait(core.Write); err != nil {
-				return fd.opError("write", err)
-			}
-		case err != nil:
-			return fd.opError("write", err)
+		if t.tr.pending() {
+			return errAgainNow
 		}
+		return nil
+	})
+	if err != nil {
+		return fd.opError("write", err)
 	}
 	return nil
 }
@@ -341,7 +350,11 @@ func (tr *tlsTransport) Read(p []byte) (int, error) {
 func (tr *tlsTransport) Write(p []byte) (int, error) {
 	if tr.wait {
 		// The handshake: straight to the socket, waiting while it is full.
-		return tr.c.fd.writeLocked(p)
+		n, err := tr.c.fd.writeLocked(p)
+		if err != nil {
+			err = tr.c.fd.opError("write", err)
+		}
+		return n, err
 	}
 	tr.mu.Lock()
 	tr.buf = append(tr.buf, p...)
@@ -355,8 +368,8 @@ func (tr *tlsTransport) pending() bool {
 	return tr.off < len(tr.buf)
 }
 
-// sendSome makes one write(2) of what is pending: nil, errAgain, or the
-// socket's error.
+// sendSome makes one write(2) of what is pending: nil, or the errno of a
+// call that sent nothing (errAgain: the socket is full).
 func (tr *tlsTransport) sendSome() error {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()

@@ -4,7 +4,7 @@ package socket
 
 import (
 	"io"
-	"os"
+	"syscall"
 
 	"github.com/revoltgo/eventloop/core"
 )
@@ -22,67 +22,30 @@ func (fd *netFD) tlsRead(p []byte, wait bool) (int, error) {
 	if len(p) > maxRW {
 		p = p[:maxRW]
 	}
-	for {
-		n, errno := sysRead(fd.sysfd, p)
-		switch errno {
-		case 0:
-			if n == 0 {
-				return 0, io.EOF
-			}
-			return n, nil
-		case errIntr:
-			continue
-		case errAgain:
-			if !wait {
-				return 0, errWouldBlock
-			}
-			if err := fd.wait(core.Read); err != nil {
-				return 0, err
-			}
-		default:
-			return 0, sysError(callRead, errno)
-		}
-	}
-}
-
-// tlsWrite writes what it can of p at once: n, and errAgain if the socket
-// is full.
-func (fd *netFD) tlsWrite(p []byte) (int, error) {
-	if len(p) > maxRW {
-		p = p[:maxRW]
-	}
-	for {
-		n, errno := sysWrite(fd.sysfd, p)
-		switch errno {
-		case 0:
-			return n, nil
-		case errIntr:
-			continue
-		case errAgain:
-			return max(n, 0), errAgain
-		}
-		return 0, sysError(callWrite, errno)
-	}
-}
-
-// writeLocked writes all of p, waiting while the socket is full; the
-// caller holds the write lock (the handshake).
-func (fd *netFD) writeLocked(p []byte) (int, error) {
-	nn := 0
-	for nn < len(p) {
-		if fd.pd.Expired(core.Write) {
-			return nn, fd.opError("write", os.ErrDeadlineExceeded)
-		}
-		n, err := fd.tlsWrite(p[nn:])
-		nn += n
+	n := 0
+	err := fd.retry(core.Read, callRead, func() error {
+		var errno syscall.Errno
+		n, errno = sysRead(fd.sysfd, p)
 		switch {
-		case err == errAgain:
-			if err := fd.wait(core.Write); err != nil {
-				return nn, fd.opError("write", err)
-			}
-		case err != nil:
-			return nn, fd.opError("write", err)
+		case errno == errAgain && !wait:
+			return errWouldBlock
+		case errno != 0:
+			return errnoErr(errno)
+		case n == 0:
+			return io.EOF
 		}
+		return nil
+	})
+	return n, err
+}
+
+// tlsWrite makes one write(2) of what it can of p: its count, and the
+// errno of a call that wrote nothing (errAgain: the socket is full), as
+// retry takes it.
+func (fd *netFD) tlsWrite(p []byte) (int, error) {
+	n, errno := sysWrite(fd.sysfd, p[:min(len(p), maxRW)])
+	if errno != 0 {
+		return 0, errnoErr(errno)
 	}
-	return nn, nil
+	return n, nil
 }
