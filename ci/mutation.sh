@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Mutation testing of the packages a change touched, with gremlins v0.6.0
+# (installed here if missing). Not a CI cell: each mutant costs a build and
+# a run of its package's tests, so a package takes from minutes (core,
+# httpclient) to hours (httpserver). CONTRIBUTING.md says when to run it.
+#
+#   ci/mutation.sh [--base REF]            the packages whose non-test .go
+#                                          files changed since the merge base
+#                                          with REF (default origin/main, else
+#                                          main), their changed lines only
+#   ci/mutation.sh [--base REF] PKG...     those packages, changed lines only
+#   ci/mutation.sh --all PKG...            every mutant of PKG (no diff)
+#
+#   --only REGEXP              mutate only the package's files whose name
+#                              matches (e.g. '^(tick|timers)\.go$')
+#   --timeout-coefficient N    a mutant's tests time out after N times the
+#                              package's coverage run (default 10)
+#   --tags TAGS                build tags, as go test -tags
+#
+# How gremlins meets the project's tests: it copies the module, applies one
+# mutant and runs `go test -failfast` on the mutated package alone (no
+# -race, the default driver). A mutant is KILLED when that package's tests
+# fail, LIVED when they pass. Other packages' tests do not judge it: core's
+# conformance cases run from drivers/*, so a core mutant only they would
+# catch lives, and code only they reach counts as not covered. gremlins'
+# --integration would run the whole module per mutant (hours). Test flags
+# reach go test through GOFLAGS, e.g. GOFLAGS=-skip='^TestWrk$' to leave out
+# a load test (say so when quoting the figures).
+#
+# It prints gremlins' lines (the mutants it ran) and summary per package,
+# then the survivors by file and line. Exit 0 when every run finished (survivors included), 1 when one
+# failed, 2 on misuse.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+	echo "ci/mutation.sh: $* (ci/mutation.sh --help says more)" >&2
+	exit 2
+}
+
+base=
+all=0
+only=
+coefficient=10
+tags=
+pkgs=()
+named=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) [ $# -ge 2 ] || usage "--base needs a git ref"; base=$2; shift 2 ;;
+	--all) all=1; shift ;;
+	--only) [ $# -ge 2 ] || usage "--only needs a regexp"; only=$2; shift 2 ;;
+	--timeout-coefficient)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "--timeout-coefficient needs a positive integer"
+		coefficient=$2; shift 2 ;;
+	--tags) [ $# -ge 2 ] || usage "--tags needs a list"; tags=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) usage "unknown option $1" ;;
+	*) pkgs+=("$1"); shift ;;
+	esac
+done
+[ "$all" = 0 ] || [ -z "$base" ] || usage "--all and --base exclude each other"
+[ "$all" = 0 ] || [ ${#pkgs[@]} -gt 0 ] || usage "--all needs the packages to measure"
+if [ -n "$only" ]; then
+	echo x | grep -Eq -- "$only" 2>/dev/null
+	[ $? -le 1 ] || usage "--only: bad regexp $only"
+fi
+
+if [ "$all" = 0 ]; then
+	if [ -z "$base" ]; then
+		for ref in origin/main main; do
+			git rev-parse -q --verify "$ref^{commit}" >/dev/null && base=$ref && break
+		done
+		[ -n "$base" ] || usage "neither origin/main nor main exists: name a base with --base"
+	fi
+	git rev-parse -q --verify "$base^{commit}" >/dev/null || usage "--base $base: not a commit"
+	if [ ${#pkgs[@]} -eq 0 ]; then
+		named=0
+		# The directories of the changed non-test .go files that belong to
+		# this module (bench/ and interop/ are modules of their own).
+		mapfile -t pkgs < <(git diff --merge-base "$base" --name-only --diff-filter=d -- '*.go' |
+			grep -v '_test\.go$' | xargs -r -n1 dirname | sort -u)
+		if [ ${#pkgs[@]} -eq 0 ]; then
+			echo "no non-test .go file changed since the merge base with $base: nothing to mutate"
+			exit 0
+		fi
+	fi
+fi
+
+# pkgdir DIR: DIR as a module-relative directory holding non-test Go
+# files of this module, or empty.
+pkgdir() {
+	local d=${1#./}
+	d=${d%/}
+	d=${d:-.}
+	[ -d "$d" ] || return
+	ls "$d"/*.go 2>/dev/null | grep -qv '_test\.go$' || return
+	local up=$d
+	while [ "$up" != . ]; do
+		[ -f "$up/go.mod" ] && return
+		up=$(dirname "$up")
+	done
+	echo "$d"
+}
+dirs=()
+for p in "${pkgs[@]}"; do
+	d=$(pkgdir "$p")
+	if [ -z "$d" ]; then
+		[ "$named" = 0 ] || usage "$p: not a package directory of this module"
+		echo "$p: not a package of this module, skipped"
+		continue
+	fi
+	dirs+=("$d")
+done
+
+gremlins=$(go env GOPATH)/bin/gremlins
+if ! go version -m "$gremlins" 2>/dev/null | grep -q 'github.com/go-gremlins/gremlins[[:space:]]*v0\.6\.0'; then
+	echo "installing gremlins v0.6.0"
+	go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0 || exit 1
+fi
+
+logdir=$(mktemp -d)
+trap 'rm -rf "$logdir"' EXIT
+failed=0
+survivors=0
+for d in "${dirs[@]}"; do
+	args=(unleash --workers 1 --timeout-coefficient "$coefficient" -S lktv)
+	[ -z "$tags" ] || args+=(--tags "$tags")
+	# Files of sub-packages are their own packages' business.
+	args+=(-E /)
+	if [ -n "$only" ]; then
+		for f in "$d"/*.go; do
+			f=${f##*/}
+			grep -Eq -- "$only" <<<"$f" || args+=(-E "^${f//./\\.}\$")
+		done
+	fi
+	env=()
+	if [ "$all" = 0 ]; then
+		# gremlins v0.6.0 keys its diff by paths from the repository's root
+		# and its mutants by paths from the package, so in a package
+		# directory every mutant would be SKIPPED (go-gremlins/gremlins
+		# issue 278): git's diff.relative makes the diff speak the package's
+		# paths. An empty diff would mean "mutate everything", hence the
+		# check.
+		env=(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=diff.relative GIT_CONFIG_VALUE_0=true)
+		if [ -z "$(cd "$d" && env "${env[@]}" git diff --merge-base "$base" -- '*.go')" ]; then
+			echo "== $d: no .go change since the merge base with $base"
+			continue
+		fi
+		args+=(--diff "$base")
+		git ls-files --others --exclude-standard -- "$d/*.go" | grep -q . &&
+			echo "$d: untracked .go files are not in the diff (git add -N them)"
+	fi
+	log="$logdir/$(tr / _ <<<"$d").log"
+	echo "== $d: gremlins ${args[*]}"
+	(cd "$d" && env "${env[@]}" nice -n 19 "$gremlins" "${args[@]}") 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ $rc -ne 0 ] || ! grep -q '^Mutator coverage\|No results to report' "$log"; then
+		echo "   gremlins failed (exit $rc)"
+		failed=1
+		continue
+	fi
+	lived=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+		awk -v d="$d" '$1 == "LIVED" { split($4, p, ":"); printf "%s/%s\t%6d:%-4d %s\n", d, p[1], p[2], p[3], $2 }' |
+		sort -t$'\t' -k1,1 -k2n)
+	if [ -n "$lived" ]; then
+		echo "   survivors:"
+		sed 's/^/     /; s/\t/ /' <<<"$lived"
+		survivors=$((survivors + $(wc -l <<<"$lived")))
+	fi
+done
+echo "survivors: $survivors"
+exit $failed
