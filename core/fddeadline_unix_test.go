@@ -5,6 +5,7 @@ package core_test
 import (
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,5 +35,44 @@ func TestFDDeadlineOneClockReading(t *testing.T) {
 		if kept, want := core.FDDeadline(&p, mode, at); kept != want {
 			t.Errorf("mode %v: the deadline kept is %v off the one given", mode, time.Duration(kept-want))
 		}
+	}
+}
+
+// A direction's deadline timer is armed again after it fired: a wait that
+// timed out, then a wait under a new deadline, times out too (the fired
+// timer is out of the heap and marked so; re-arming pushes it back instead
+// of removing from the heap what is not there).
+func TestFDDeadlineArmedAgainAfterItFired(t *testing.T) {
+	l := core.New(newScriptFD())
+	defer l.Close()
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[1])
+	var p core.FD
+	if err := p.Init(l, fds[0], net.ErrClosed); err != nil {
+		syscall.Close(fds[0])
+		t.Fatal(err)
+	}
+	var errs []error
+	l.Defer(func(core.CallbackID) {
+		defer p.Close() // closes fds[0]
+		if !p.Acquire() {
+			t.Error("Acquire failed on an open FD")
+			return
+		}
+		defer p.Release()
+		for range 2 {
+			p.SetDeadline(core.Read, time.Now().Add(5*time.Millisecond))
+			errs = append(errs, p.Wait(core.Read))
+		}
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	want := []error{os.ErrDeadlineExceeded, os.ErrDeadlineExceeded}
+	if len(errs) != len(want) || errs[0] != want[0] || errs[1] != want[1] {
+		t.Fatalf("the two waits under a deadline returned %v, want %v", errs, want)
 	}
 }

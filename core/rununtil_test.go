@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"errors"
+	"regexp"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -93,5 +95,56 @@ func TestCloseTakesTheLoopFromRunUntil(t *testing.T) {
 	}
 	if err := <-res; !errors.Is(err, core.ErrLoopClosed) {
 		t.Fatalf("RunUntil after Close: %v, want ErrLoopClosed", err)
+	}
+}
+
+// A goroutine waiting in RunUntil while another goroutine's run goes on
+// takes the loop over when that run ends, its own done still open: the
+// end of the run is what wakes it (nothing else is left to close its done
+// but a run of its own).
+func TestRunUntilTakesOverWhenTheRunEnds(t *testing.T) {
+	l := newLoop(t)
+	keep := l.Repeat(time.Hour, func(core.CallbackID) {}) // no run ends for want of callbacks
+	done1, done2 := make(chan struct{}), make(chan struct{})
+	second := make(chan error, 1)
+	l.Defer(func(core.CallbackID) {
+		go func() { second <- l.RunUntil(done2) }()
+		if err := waitingInRunUntil(); err != nil {
+			t.Error(err)
+		}
+		close(done1)
+	})
+	if err := l.RunUntil(done1); err != nil {
+		t.Fatal(err)
+	}
+	// The loop runs no more unless the waiting goroutine runs it.
+	if err := l.Post(func() {
+		l.Cancel(keep)
+		close(done2)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatalf("the second RunUntil: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the goroutine waiting in RunUntil did not take the loop over when the first run ended")
+	}
+}
+
+// waitingInRunUntil returns once a goroutine waits in RunUntil's select for
+// its done or the end of the current run (a hang guard of a minute).
+func waitingInRunUntil() error {
+	waits := regexp.MustCompile(`\[select[^\]]*\]:\n[^\n]*core\.\(\*Loop\)\.RunUntil\(`)
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		if waits.Match(buf[:runtime.Stack(buf, true)]) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("no goroutine came to wait in RunUntil")
+		}
 	}
 }
