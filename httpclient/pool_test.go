@@ -84,6 +84,13 @@ func TestKeepAlive(t *testing.T) {
 							getBody(t, client, ts.URL+tc.url, tc.n)
 						}
 					})
+					// A connection taken from the pool and given back is
+					// counted once: one kept, or none.
+					kept := 0
+					if tc.conns == 1 {
+						kept = 1
+					}
+					assert.Equal(t, kept, tr.IdleConns(), "%s: connections kept", tc.name)
 					tr.CloseIdleConnections()
 					assert.Equal(t, tc.conns, cc.count(), tc.name)
 					// Every connection the Transport let go reaches the
@@ -154,6 +161,56 @@ func TestPoolBounds(t *testing.T) {
 			idle := tr.IdleConns()
 			assert.Equal(t, min(3, int(want)), idle, "connections kept, MaxConnsPerHost %d", limit)
 			tr.CloseIdleConnections()
+		}
+	})
+}
+
+// TestMaxConnsPerHostSlotGivenBack: a connection that is not kept (the
+// server closed it) gives its slot of MaxConnsPerHost back, so requests
+// made one after another never wait for one.
+func TestMaxConnsPerHostSlotGivenBack(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				ts, cc := countedServer(t)
+				tr := &httpclient.Transport{Loop: l, MaxConnsPerHost: 1}
+				defer tr.CloseIdleConnections()
+				// A slot never given back holds the next request: fail it.
+				client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+				c.run(t, l, func() {
+					for range 3 {
+						getBody(t, client, ts.URL+"/close", -1)
+					}
+				})
+				assert.Equal(t, 3, cc.count())
+			})
+		}
+	})
+}
+
+// TestMaxIdleConnsAfterAHostEmptied: MaxIdleConns evicts the oldest idle
+// connection across hosts also when a host's list was emptied by an
+// earlier eviction (the pool keeps its key with nothing in it).
+func TestMaxIdleConnsAfterAHostEmptied(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range callers {
+			t.Run(c.name, func(t *testing.T) {
+				a, ca := countedServer(t)
+				b, cb := countedServer(t)
+				tr := &httpclient.Transport{Loop: l, MaxIdleConns: 1}
+				defer tr.CloseIdleConnections()
+				client := &http.Client{Transport: tr}
+				c.run(t, l, func() {
+					getBody(t, client, a.URL+"/hello", -1)
+					getBody(t, client, b.URL+"/hello", -1) // evicts a's
+					getBody(t, client, a.URL+"/hello", -1) // a new one; evicts b's
+				})
+				assert.Equal(t, 1, tr.IdleConns())
+				ca.waitClosed(1)
+				cb.waitClosed(1)
+				assert.Equal(t, 2, ca.count())
+				assert.Equal(t, 1, cb.count())
+			})
 		}
 	})
 }
