@@ -188,6 +188,83 @@ func TestMaxConnsPerHostSlotGivenBack(t *testing.T) {
 	})
 }
 
+// TestMaxConnsPerHostAfterOneEnds: when one of two connections at
+// MaxConnsPerHost 2 ends unkept, the host still has one: of two new
+// requests one dials and the other waits, so the server never sees more
+// than two at once.
+func TestMaxConnsPerHostAfterOneEnds(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var mu sync.Mutex
+		inFlight, most := 0, 0
+		gates := map[string]chan struct{}{}
+		gate := func(id string) chan struct{} {
+			mu.Lock()
+			defer mu.Unlock()
+			if gates[id] == nil {
+				gates[id] = make(chan struct{})
+			}
+			return gates[id]
+		}
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			<-gate(r.URL.Query().Get("id"))
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			w.Header().Set("Connection", "close") // no connection is kept
+			io.WriteString(w, "ok")
+		}))
+		defer ts.Close()
+		tr := &httpclient.Transport{Loop: l, MaxConnsPerHost: 2}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr}
+		done := map[string]chan struct{}{}
+		get := func(id string) {
+			ch := make(chan struct{})
+			done[id] = ch
+			go func() {
+				defer close(ch)
+				assert.Equal(t, "ok", getBody(t, client, ts.URL+"/?id="+id, -1))
+			}()
+		}
+		// until waits for cond on the server's and the pool's counts (a
+		// hang guard of a minute).
+		until := func(what string, cond func(inFlight, waiters int) bool) {
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+				mu.Lock()
+				n := inFlight
+				mu.Unlock()
+				if cond(n, tr.Waiters()) {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("never: %s", what)
+				}
+			}
+		}
+		get("1")
+		get("2")
+		until("two requests at the server", func(n, _ int) bool { return n == 2 })
+		close(gate("1"))
+		<-done["1"]
+		get("3")
+		get("4")
+		until("one more at the server and one waiting, or two more at the server",
+			func(n, w int) bool { return n == 2 && w == 1 || n == 3 })
+		for _, id := range []string{"2", "3", "4"} {
+			close(gate(id))
+			<-done[id]
+		}
+		mu.Lock()
+		seen := most
+		mu.Unlock()
+		assert.Equal(t, 2, seen, "most requests at the server at once under MaxConnsPerHost 2")
+	})
+}
+
 // TestMaxIdleConnsAfterAHostEmptied: MaxIdleConns evicts the oldest idle
 // connection across hosts also when a host's list was emptied by an
 // earlier eviction (the pool keeps its key with nothing in it).
