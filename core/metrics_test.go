@@ -185,6 +185,20 @@ func TestMetricsIdleWhileBlocked(t *testing.T) {
 	assert.InDelta(t, float64(l.Metrics().Running), float64(whole.Idle+whole.Active), 1)
 }
 
+// Run that returns an uncaught error ends the run's time, although its
+// loop fiber stays parked mid-tick for the next Run to go on from: Running
+// does not grow while no Run is in progress.
+func TestMetricsRunningStopsWhenRunFails(t *testing.T) {
+	l := newLoop(t)
+	l.Defer(func(core.CallbackID) { panic("boom") })
+	var ue *core.UncaughtError
+	require.ErrorAs(t, l.Run(), &ue)
+	before := l.Metrics().Running
+	time.Sleep(2 * time.Millisecond) // time outside Run, which must not count
+	assert.Equal(t, before, l.Metrics().Running, "Running grew with no Run in progress")
+	require.NoError(t, l.Run())
+}
+
 // After Close, Metrics are the final values; Stop after Close does
 // nothing.
 func TestMetricsAfterClose(t *testing.T) {
