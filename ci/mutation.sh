@@ -14,7 +14,9 @@
 #   --only REGEXP              mutate only the package's files whose name
 #                              matches (e.g. '^(tick|timers)\.go$')
 #   --timeout-coefficient N    a mutant's tests time out after N times the
-#                              package's coverage run (default 10)
+#                              package's coverage run (default: enough for
+#                              30 s, at least 3, from a timed test run: a
+#                              mutant's build counts against its timeout)
 #   --tags TAGS                build tags, as go test -tags
 #
 # How gremlins meets the project's tests: it copies the module, applies one
@@ -41,7 +43,7 @@ usage() {
 base=
 all=0
 only=
-coefficient=10
+coefficient=
 tags=
 pkgs=()
 named=1
@@ -124,7 +126,16 @@ trap 'rm -rf "$logdir"' EXIT
 failed=0
 survivors=0
 for d in "${dirs[@]}"; do
-	args=(unleash --workers 1 --timeout-coefficient "$coefficient" -S lktv)
+	c=$coefficient
+	if [ -z "$c" ]; then
+		start=$(date +%s%N)
+		nice -n 19 go test -count=1 ${tags:+-tags "$tags"} "./$d" >/dev/null 2>&1 ||
+			echo "== $d: its tests fail before any mutant; gremlins will say so"
+		ms=$((($(date +%s%N) - start) / 1000000))
+		c=$(((30000 + ms - 1) / (ms > 0 ? ms : 1)))
+		[ "$c" -ge 3 ] || c=3
+	fi
+	args=(unleash --workers 1 --timeout-coefficient "$c" -S lktv)
 	[ -z "$tags" ] || args+=(--tags "$tags")
 	# Files of sub-packages are their own packages' business.
 	args+=(-E /)
@@ -134,7 +145,9 @@ for d in "${dirs[@]}"; do
 			grep -Eq -- "$only" <<<"$f" || args+=(-E "^${f//./\\.}\$")
 		done
 	fi
-	env=()
+	# A cached coverage run would make the timeout, its time times the
+	# coefficient, shorter than a mutant's build.
+	env=(GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1")
 	if [ "$all" = 0 ]; then
 		# gremlins v0.6.0 keys its diff by paths from the repository's root
 		# and its mutants by paths from the package, so in a package
@@ -142,7 +155,7 @@ for d in "${dirs[@]}"; do
 		# issue 278): git's diff.relative makes the diff speak the package's
 		# paths. An empty diff would mean "mutate everything", hence the
 		# check.
-		env=(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=diff.relative GIT_CONFIG_VALUE_0=true)
+		env+=(GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=diff.relative GIT_CONFIG_VALUE_0=true)
 		if [ -z "$(cd "$d" && env "${env[@]}" git diff --merge-base "$base" -- '*.go')" ]; then
 			echo "== $d: no .go change since the merge base with $base"
 			continue
@@ -161,11 +174,11 @@ for d in "${dirs[@]}"; do
 		continue
 	fi
 	lived=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
-		awk -v d="$d" '$1 == "LIVED" { split($4, p, ":"); printf "%s/%s\t%6d:%-4d %s\n", d, p[1], p[2], p[3], $2 }' |
-		sort -t$'\t' -k1,1 -k2n)
+		awk -v d="$d" '$1 == "LIVED" { print (d == "." ? "" : d "/") $4, $2 }' |
+		sort -t: -k1,1 -k2,2n -k3,3n)
 	if [ -n "$lived" ]; then
 		echo "   survivors:"
-		sed 's/^/     /; s/\t/ /' <<<"$lived"
+		sed 's/^/     /' <<<"$lived"
 		survivors=$((survivors + $(wc -l <<<"$lived")))
 	fi
 done
