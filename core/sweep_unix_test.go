@@ -1,0 +1,47 @@
+//go:build unix
+
+package core_test
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A watched fd closed behind the loop's back, which its driver never
+// reports (a fake one here), is found by the core's own sweep of the
+// watched fds' identities: the error handler gets an FDError naming the fd
+// and its watcher, which is disabled. conformance's fd cases check the
+// same on every real driver; this one holds without them.
+func TestSweepFindsAWatchedFDClosedBehindTheLoop(t *testing.T) {
+	l := core.New(newScriptFD())
+	defer l.Close()
+	var fds [2]int
+	require.NoError(t, syscall.Pipe(fds[:]))
+	defer syscall.Close(fds[1])
+	var got []*core.FDError
+	l.SetErrorHandler(func(err error) {
+		var fe *core.FDError
+		if !errors.As(err, &fe) {
+			t.Errorf("error handler: %v, want an FDError", err)
+			return
+		}
+		got = append(got, fe)
+	})
+	id := l.OnReadable(fds[0], func(core.CallbackID, int) { t.Error("the watcher of an empty pipe ran") })
+	l.Defer(func(core.CallbackID) { syscall.Close(fds[0]) }) // behind the loop's back
+	l.Unreference(l.Delay(10*time.Second, func(core.CallbackID) {
+		t.Error("backstop: the closed fd was not found after 10 s")
+		l.Cancel(id)
+	}))
+	require.NoError(t, l.Run())
+	require.Len(t, got, 1)
+	assert.Equal(t, fds[0], got[0].FD)
+	assert.ErrorIs(t, got[0].Err, core.ErrFDClosed)
+	assert.Equal(t, []core.CallbackID{id}, got[0].IDs)
+}
