@@ -27,9 +27,9 @@ var fastShapes = []string{
 	"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /next HTTP/1.1\r\n\r\n",
 	"DELETE /item/7 HTTP/1.1\r\nhost: x\r\nx-lower-case: v\r\nAccept:  spaced \t\r\nAccept: second\r\n\r\n",
 	"GET /~user/a-b_c.d;p=1,2+3@4$5&6:7 HTTP/1.1\r\nHost: x\r\nCookie: a=b; c=d\r\nX-Obs: caf\xc3\xa9\r\n\r\n",
-	"GET /azAZ09 HTTP/1.1\r\nHost: x\r\nX-Az-Za-09: v\r\n\r\n",      // each end of each range of letters and digits
-	"GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n",     // more fields than the strs checkParseFast gives
-	"GET / HTTP/1.1\r\nHost: x\r\nXA: 1\r\nXZ: 2\r\nA-b: 3\r\n\r\n", // names to canonicalize: a range's ends, a letter after '-'
+	"GET /azAZ09 HTTP/1.1\r\nHost: x\r\nX-Az-Za-09: v\r\n\r\n",                // each end of each range of letters and digits
+	"GET / HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n",               // more fields than the strs checkParseFast gives
+	"GET / HTTP/1.1\r\nHost: x\r\nXA: 1\r\nXZ: 2\r\nX-a: 3\r\nX-z: 4\r\n\r\n", // names to canonicalize: each end of each range where the other case belongs
 }
 
 // slowShapes are left to readRequest, which may take or refuse them.
