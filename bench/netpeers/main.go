@@ -6,9 +6,18 @@
 //	evio-multi  evio with NumLoops -1 (one loop per CPU)
 //	gnet        github.com/panjf2000/gnet/v2, one loop (multicore off)
 //	gnet-multi  gnet, multicore (one loop per CPU)
+//	nbio        github.com/lesismal/nbio, its defaults (a poller per CPU)
 //
 // Each runs with its library's defaults, as its README's echo example
-// does. The benchmark builds this program once and starts it as a process of
+// does; -buf sizes the standard library's read buffer per connection.
+// On SIGUSR2 it prints one line to stdout, for the benchmark's idle
+// table, as the command's own echo does:
+//
+//	mem heap=BYTES stacks=BYTES goroutines=N
+//
+// runtime.MemStats' HeapInuse and StackInuse after two collections. It
+// raises its RLIMIT_NOFILE to the hard limit, for thousands of idle
+// connections. The benchmark builds this program once and starts it as a process of
 // its own per server, so that the CPU time the kernel accounts to that
 // process is the server's alone. It lives in the module bench/ so that the
 // library's go.mod does not require evio or gnet. By hand, from the
@@ -27,10 +36,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
+	"github.com/lesismal/nbio"
+	"github.com/lesismal/nbio/logging"
 	"github.com/panjf2000/gnet/v2"
+	"github.com/revoltgo/eventloop/internal/fdlimit"
 	"github.com/tidwall/evio"
 )
 
@@ -41,35 +54,59 @@ var servers = map[string]func(addr string) error{
 	"evio-multi": func(addr string) error { return serveEvio(addr, -1) },
 	"gnet":       func(addr string) error { return serveGnet(addr, false) },
 	"gnet-multi": func(addr string) error { return serveGnet(addr, true) },
+	"nbio":       serveNbio,
 }
 
+// stdlibBuf is -buf: the standard library's read buffer per connection.
+var stdlibBuf = 4 << 10
+
 func main() {
-	name := flag.String("server", "", "stdlib, evio, evio-multi, gnet or gnet-multi")
+	name := flag.String("server", "", "stdlib, evio, evio-multi, gnet, gnet-multi or nbio")
 	addr := flag.String("addr", "", "host:port to listen on, such as 127.0.0.1:7007")
 	maxLife := flag.Duration("max-life", time.Hour, "exit by itself after this long")
+	flag.IntVar(&stdlibBuf, "buf", stdlibBuf, "stdlib: the read buffer of each connection, in bytes")
 	flag.Parse()
 	serve, ok := servers[*name]
-	if !ok || *addr == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: netpeers -server stdlib|evio|evio-multi|gnet|gnet-multi -addr HOST:PORT [-max-life D]")
+	if !ok || *addr == "" || flag.NArg() > 0 || stdlibBuf < 1 {
+		fmt.Fprintln(os.Stderr, "usage: netpeers -server stdlib|evio|evio-multi|gnet|gnet-multi|nbio -addr HOST:PORT [-max-life D] [-buf BYTES]")
 		os.Exit(2)
+	}
+	if _, err := fdlimit.RaiseAll(); err != nil {
+		fmt.Fprintln(os.Stderr, "netpeers: RLIMIT_NOFILE:", err)
 	}
 	// The servers hold no state worth a graceful stop: exiting closes every
 	// socket, which is all a stop would do.
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR2)
 	go func() {
-		select {
-		case <-sig:
-			os.Exit(0)
-		case <-time.After(*maxLife):
-			fmt.Fprintf(os.Stderr, "netpeers: -max-life %v passed, exiting\n", *maxLife)
-			os.Exit(3)
+		end := time.After(*maxLife)
+		for {
+			select {
+			case s := <-sig:
+				if s == syscall.SIGUSR2 {
+					answerMem()
+					continue
+				}
+				os.Exit(0)
+			case <-end:
+				fmt.Fprintf(os.Stderr, "netpeers: -max-life %v passed, exiting\n", *maxLife)
+				os.Exit(3)
+			}
 		}
 	}()
 	if err := serve(*addr); err != nil {
 		fmt.Fprintf(os.Stderr, "netpeers %s: %v\n", *name, err)
 		os.Exit(1)
 	}
+}
+
+// answerMem answers SIGUSR2 (see the package doc).
+func answerMem() {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Printf("mem heap=%d stacks=%d goroutines=%d\n", ms.HeapInuse, ms.StackInuse, runtime.NumGoroutine())
 }
 
 func listening(name string, a net.Addr) {
@@ -93,7 +130,7 @@ func serveStdlib(addr string) error {
 		}
 		go func() {
 			defer c.Close()
-			buf := make([]byte, 4<<10)
+			buf := make([]byte, stdlibBuf)
 			for {
 				n, err := c.Read(buf)
 				if n > 0 {
@@ -152,4 +189,21 @@ func serveGnet(addr string, multicore bool) error {
 		err = errors.New("gnet.Run returned")
 	}
 	return err
+}
+
+// serveNbio serves with nbio's Engine, its defaults, the echo written from
+// OnData (Write copies what the socket does not take at once).
+func serveNbio(addr string) error {
+	logging.SetLevel(logging.LevelNone)
+	eng := nbio.NewEngine(nbio.Config{Network: "tcp", Addrs: []string{addr}})
+	eng.OnData(func(c *nbio.Conn, data []byte) {
+		if _, err := c.Write(data); err != nil {
+			c.Close()
+		}
+	})
+	if err := eng.Start(); err != nil {
+		return err
+	}
+	fmt.Printf("netpeers: nbio (%d pollers) listening on %s\n", eng.NPoller, addr)
+	select {} // until a signal ends the process
 }
