@@ -31,7 +31,7 @@ func TestEchoPortInUse(t *testing.T) {
 	}
 	defer busy.Close()
 	for _, n := range []int{1, 2} {
-		g, err := startEcho("", busy.Addr().String(), n)
+		g, err := startEcho("", busy.Addr().String(), n, echoOptions{})
 		if err == nil {
 			g.close()
 			t.Fatalf("--loops %d: echo started on %s, which another listener serves", n, busy.Addr())

@@ -17,19 +17,27 @@ import (
 
 	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/fdlimit"
 	"github.com/revoltgo/eventloop/socket"
 )
 
 // echoCmd serves TCP echo on ADDR until SIGINT or SIGTERM, on --loops
 // loops (each on a goroutine of its own, with its own listener on ADDR
 // through SO_REUSEPORT, so that the kernel spreads the connections): a
-// fiber per connection, written as a blocking Go server is.
+// fiber per connection, written as a blocking Go server is, or with
+// --serve a Handler per connection (socket.Conn.Serve), which holds no
+// fiber while its connection is idle. SIGUSR2 asks it for its memory and
+// its timers' lateness (echoanswer_unix.go); --timer runs the timer whose
+// lateness that is.
 func echoCmd(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	driver := fs.String("driver", "", "driver (default: what eventloop.New picks)")
 	loops := fs.Int("loops", runtime.NumCPU(), "loops, one goroutine and one listener each")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	serve := fs.Bool("serve", false, "serve each connection with a Handler (socket.Conn.Serve) instead of a fiber blocked in Read")
+	bufSize := fs.Int("buf", echoBufSize, "the read buffer of each connection's fiber, in bytes (not with --serve: the served conns of a loop share one)")
+	timer := fs.Duration("timer", 0, "run a Repeat timer every this long on each loop, whose lateness the loop's metrics record (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -39,10 +47,27 @@ func echoCmd(args []string, stdout io.Writer) error {
 	if *loops < 1 {
 		return fmt.Errorf("--loops %d: want at least 1", *loops)
 	}
-	g, err := startEcho(*driver, fs.Arg(0), *loops)
+	bufSet := false
+	fs.Visit(func(f *flag.Flag) { bufSet = bufSet || f.Name == "buf" })
+	switch {
+	case *bufSize < 1:
+		return fmt.Errorf("--buf %d: want at least 1 byte", *bufSize)
+	case *serve && bufSet:
+		return errors.New("--buf sizes a fiber's read buffer, and --serve runs no fiber per connection: one or the other")
+	case *timer < 0:
+		return fmt.Errorf("--timer %v: want a positive interval, or 0 for none", *timer)
+	}
+	// Thousands of idle connections (bench --net's idle table) need more
+	// descriptors than the default soft limit; where it cannot be raised,
+	// accept backs off by itself.
+	fdlimit.RaiseAll()
+	g, err := startEcho(*driver, fs.Arg(0), *loops, echoOptions{serve: *serve, bufSize: *bufSize, timer: *timer})
 	if err != nil {
 		return err
 	}
+	stdout = &lockedWriter{w: stdout}
+	stopAnswers := answerSIGUSR2(g, stdout)
+	defer stopAnswers()
 	// The line goes out once every loop takes the signals (a watcher is
 	// active from the tick after it is made): whoever reads it may stop
 	// the server at once.
@@ -92,6 +117,17 @@ func (g *echoGroup) report(w io.Writer) {
 	}
 }
 
+// echoOptions are how an echo server serves, the same on each loop.
+type echoOptions struct {
+	serve   bool          // a Handler per connection (echoServed), not a fiber
+	bufSize int           // a fiber's read buffer (0: echoBufSize)
+	timer   time.Duration // a Repeat timer's interval, for the metrics (0: none)
+}
+
+// echoBufSize is a fiber's read buffer unless --buf says otherwise: ten
+// thousand connections hold 160 MiB of them.
+const echoBufSize = 16 << 10
+
 // echoGroup is the servers of one echo command, a loop each.
 type echoGroup struct{ servers []*echoServer }
 
@@ -102,7 +138,7 @@ type echoGroup struct{ servers []*echoServer }
 // SO_REUSEPORT would also let the listeners join another process serving
 // addr: with n > 1 a port named in addr is first bound without it, so that
 // a port in use fails as it does with one loop (EADDRINUSE).
-func startEcho(driver, addr string, n int) (*echoGroup, error) {
+func startEcho(driver, addr string, n int, opt echoOptions) (*echoGroup, error) {
 	if n > 1 {
 		if _, port, err := net.SplitHostPort(addr); err == nil && port != "0" {
 			probe, err := net.Listen("tcp", addr)
@@ -129,7 +165,7 @@ func startEcho(driver, addr string, n int) (*echoGroup, error) {
 		if i > 0 {
 			addr = g.servers[0].addr.String()
 		}
-		s, err := listenEcho(l, addr, n > 1)
+		s, err := listenEcho(l, addr, n > 1, opt)
 		if err != nil {
 			return nil, errors.Join(err, l.Close(), g.close())
 		}
@@ -177,17 +213,25 @@ type echoServer struct {
 	addr     net.Addr
 	done     bool
 	accepted int
+	opt      echoOptions
 }
 
 // listenEcho listens on addr with l and accepts in a fiber; each
-// connection is served in a fiber of its own.
-func listenEcho(l *core.Loop, addr string, reusePort bool) (*echoServer, error) {
+// connection is served in a fiber of its own, or by a Handler (opt.serve).
+func listenEcho(l *core.Loop, addr string, reusePort bool, opt echoOptions) (*echoServer, error) {
 	lc := socket.ListenConfig{ReusePort: reusePort}
 	ln, err := lc.Listen(context.Background(), l, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &echoServer{l: l, ln: ln, addr: ln.Addr()}
+	if opt.bufSize == 0 {
+		opt.bufSize = echoBufSize
+	}
+	s := &echoServer{l: l, ln: ln, addr: ln.Addr(), opt: opt}
+	if opt.timer > 0 {
+		// Unreferenced: it measures the loop and keeps no run going.
+		l.Unreference(l.Repeat(opt.timer, func(core.CallbackID) {}))
+	}
 	l.Defer(func(core.CallbackID) { s.accept() })
 	return s, nil
 }
@@ -203,7 +247,13 @@ func (s *echoServer) accept() {
 			return
 		}
 		s.accepted++
-		s.l.Defer(func(core.CallbackID) { serveEcho(c) })
+		if s.opt.serve {
+			if err := c.Serve(echoServed); err != nil {
+				c.Close()
+			}
+			continue
+		}
+		s.l.Defer(func(core.CallbackID) { serveEcho(c, s.opt.bufSize) })
 	}
 }
 
@@ -220,9 +270,9 @@ func (s *echoServer) stop() {
 
 // serveEcho writes back what it reads until the peer closes: blocking
 // style, the fiber suspending whenever the socket would block.
-func serveEcho(c *socket.Conn) {
+func serveEcho(c *socket.Conn, bufSize int) {
 	defer c.Close()
-	buf := make([]byte, 16<<10) // per connection: ten thousand of them hold 160 MiB
+	buf := make([]byte, bufSize)
 	for {
 		n, err := c.Read(buf)
 		if n > 0 {
@@ -234,4 +284,16 @@ func serveEcho(c *socket.Conn) {
 			return
 		}
 	}
+}
+
+// echoServed is the echo of a served connection: it writes back what
+// came and consumes it all. Its Write suspends it while the socket is
+// full, and the conn is not read meanwhile. A Write that fails leaves the
+// conn to its next read, which fails too and ends it.
+func echoServed(c *socket.Conn, in []byte, err error) int {
+	if err != nil {
+		return 0
+	}
+	c.Write(in)
+	return len(in)
 }

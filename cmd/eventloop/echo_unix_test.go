@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,65 +17,74 @@ import (
 	"github.com/revoltgo/eventloop"
 )
 
-// TestEcho serves echo on every driver of this build and sends it, from
-// four clients at once, more than a socket buffer holds, so that the
-// server's fibers suspend on reads and on writes; then it stops the server
-// and checks that the loop's goroutines and sockets are gone.
+// TestEcho serves echo on every driver of this build, with a fiber per
+// connection and served (--serve), and sends it, from four clients at
+// once, more than a socket buffer holds, so that the server's fibers (or
+// Handlers) suspend on writes, and its reads wait; then it stops the
+// server and checks that the loop's goroutines and sockets are gone.
 func TestEcho(t *testing.T) {
 	watchdog(t, time.Minute)
 	for _, name := range eventloop.Drivers() {
-		t.Run(name, func(t *testing.T) {
-			g0 := runtime.NumGoroutine()
-			l, err := eventloop.NewWithDriver(name)
-			if err != nil {
-				t.Fatal(err)
+		for _, serve := range []bool{false, true} {
+			sub := name
+			if serve {
+				sub += "/served"
 			}
-			srv, err := listenEcho(l, "127.0.0.1:0", false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() {
-				err := l.Run()
-				done <- errors.Join(err, l.Close())
-			}()
+			t.Run(sub, func(t *testing.T) { testEcho(t, name, serve) })
+		}
+	}
+}
 
-			var wg sync.WaitGroup
-			for i := range 4 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if err := echoClient(srv.addr.String(), 1<<20+i); err != nil {
-						t.Error(err)
-					}
-				}()
+func testEcho(t *testing.T, name string, serve bool) {
+	g0 := runtime.NumGoroutine()
+	l, err := eventloop.NewWithDriver(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := listenEcho(l, "127.0.0.1:0", false, echoOptions{serve: serve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := l.Run()
+		done <- errors.Join(err, l.Close())
+	}()
+
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := echoClient(srv.addr.String(), 1<<20+i); err != nil {
+				t.Error(err)
 			}
-			wg.Wait()
-			// A client still connected when the server stops is cut off:
-			// Close unwinds its fiber, which closes the socket.
-			idle, err := net.Dial("tcp", srv.addr.String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer idle.Close()
-			time.Sleep(20 * time.Millisecond) // let the server accept it
-			if err := l.Post(srv.stop); err != nil {
-				t.Fatal(err)
-			}
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			idle.SetReadDeadline(time.Now().Add(5 * time.Second))
-			if n, err := idle.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-				t.Errorf("a client connected at stop read %d, %v; want the server to close it (EOF)", n, err)
-			}
-			if _, err := net.Dial("tcp", srv.addr.String()); err == nil {
-				t.Error("the server still accepts after stop")
-			}
-			if n := goroutinesSettle(g0); n > g0 {
-				t.Errorf("%d goroutines left after Close, %d before", n, g0)
-			}
-		})
+		}()
+	}
+	wg.Wait()
+	// A client still connected when the server stops is cut off:
+	// Close unwinds its fiber, which closes the socket.
+	idle, err := net.Dial("tcp", srv.addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	time.Sleep(20 * time.Millisecond) // let the server accept it
+	if err := l.Post(srv.stop); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	idle.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := idle.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Errorf("a client connected at stop read %d, %v; want the server to close it (EOF)", n, err)
+	}
+	if _, err := net.Dial("tcp", srv.addr.String()); err == nil {
+		t.Error("the server still accepts after stop")
+	}
+	if n := goroutinesSettle(g0); n > g0 {
+		t.Errorf("%d goroutines left after Close, %d before", n, g0)
 	}
 }
 
@@ -117,7 +127,7 @@ func TestEchoLoops(t *testing.T) {
 	for _, name := range eventloop.Drivers() {
 		t.Run(name, func(t *testing.T) {
 			g0 := runtime.NumGoroutine()
-			g, err := startEcho(name, "127.0.0.1:0", 2)
+			g, err := startEcho(name, "127.0.0.1:0", 2, echoOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,5 +175,17 @@ func TestEchoArgs(t *testing.T) {
 	}
 	if err := echoCmd([]string{"--loops", "0", "127.0.0.1:0"}, io.Discard); err == nil {
 		t.Error("echo on no loop: no error")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--serve", "--buf", "64", "127.0.0.1:0"}, "--buf sizes a fiber's read buffer"},
+		{[]string{"--buf", "0", "127.0.0.1:0"}, "--buf 0: want at least 1 byte"},
+		{[]string{"--timer", "-1s", "127.0.0.1:0"}, "--timer -1s: want a positive interval"},
+	} {
+		if err := echoCmd(c.args, io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("echo %q: %v, want an error saying %q", c.args, err, c.want)
+		}
 	}
 }

@@ -5,7 +5,7 @@
 //	eventloop bench [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--svg FILE]
 //	eventloop bench --net [--driver NAME] [--quick] [--format markdown|json] [--peers=false]
 //	eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false] [--proxy=false] [--tls=false]
-//	eventloop echo [--driver NAME] ADDR
+//	eventloop echo [--driver NAME] [--loops N] [--serve] [--buf BYTES] [--timer D] ADDR
 //
 // drivers lists the drivers this build offers, best first, and says which
 // one eventloop.New picks and why (the EVENTLOOP_DRIVER variable, a build
@@ -42,15 +42,22 @@
 // Progress goes to stderr, one line per case; the tables go to stdout.
 //
 // bench --net measures TCP echo servers over 127.0.0.1 instead: ours (echo
-// below, on each driver, and on epoll with one loop per core) and the
-// peers of module bench/ (./netpeers: the standard library, evio, gnet),
-// each in a process of its own, under a load client that is a process of
-// its own too (the hidden subcommand netclient). It prints a table per
-// mode (ping-pong, pipelined) and connection count: round trips per
-// second, the ratio to gnet on one loop, and the server's CPU time per
-// round trip. --peers=false measures ours alone; --driver NAME, ours on
-// that driver alone. --quick is a smoke run of about ten seconds, plus
-// the peers' build, that asserts no speed.
+// below, on each driver with a fiber per connection and served, and on
+// epoll with one loop per core) and the peers of module bench/
+// (./netpeers: the standard library, evio, gnet), each in a process of
+// its own, under a load client that is a process of its own too (the
+// hidden subcommand netclient). It prints a table per mode (ping-pong,
+// pipelined) and connection count: round trips per second, the ratio to
+// gnet on one loop, and the server's CPU time per round trip. Then an
+// idle table: ours served and with a fiber in Read (on the first driver),
+// the standard library, nbio and gnet each hold 100 000 idle connections
+// (2 000 with --quick; fewer where RLIMIT_NOFILE cannot be raised that
+// far, with a note) of a client process (the hidden subcommand netidle),
+// and report their heap, stacks and resident set per connection, then,
+// while 1 % of the connections send a line a second, how late our loop's
+// timers ran (p99). --peers=false measures ours alone; --driver NAME,
+// ours on that driver alone. --quick is a smoke run of about twenty
+// seconds, plus the peers' build, that asserts no speed and no memory.
 //
 // bench --http measures HTTP servers serving a 13-byte "Hello, World!"
 // with wrk (which must be installed): net/http and
@@ -93,7 +100,11 @@
 //
 // echo serves TCP echo on ADDR (host:port) until SIGINT or SIGTERM, one
 // fiber per connection written in blocking style: each suspends on the loop
-// whenever its socket would block (unix systems only).
+// whenever its socket would block (unix systems only). With --serve each
+// connection is served by a Handler instead (socket.Conn.Serve), which
+// holds no fiber while it waits; --buf sizes a fiber's read buffer,
+// --timer runs a Repeat timer whose lateness the loop's metrics record,
+// and SIGUSR2 makes it print its memory and that lateness.
 package main
 
 import (
@@ -112,7 +123,7 @@ const usage = `usage:
   eventloop bench --http [--driver NAME] [--quick] [--format markdown|json] [--peers=false] [--files SIZES|none] [--hello=false]
                          [--proxy=false] [--tls=false]
   eventloop bench --net|--http ... [--against BINARY]
-  eventloop echo [--driver NAME] [--loops N] [--cpuprofile FILE] ADDR
+  eventloop echo [--driver NAME] [--loops N] [--serve] [--buf BYTES] [--timer D] [--cpuprofile FILE] ADDR
 
 A command's --help lists its flags.
 `
@@ -136,6 +147,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = echoCmd(args[1:], stdout)
 	case "netclient": // bench --net's load client, not for use by hand
 		err = netClientCmd(args[1:], stdout)
+	case "netidle": // bench --net's idle client, not for use by hand
+		err = netIdleCmd(args[1:], os.Stdin, stdout)
 	case "httpserve": // bench --http's server of ours, not for use by hand
 		err = httpServeCmd(args[1:], stdout)
 	case "help", "-h", "--help":

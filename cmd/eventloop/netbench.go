@@ -3,13 +3,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/revoltgo/eventloop"
@@ -27,12 +31,19 @@ type netConfig struct {
 	conns   []int
 	drivers []string // ours: one server per driver
 	loops   bool     // ours: also epoll with one loop per core
+	// The idle table (netidlebench.go): conns held per server (0: no
+	// table), how often an active one sends a line, and how long the
+	// active conns are measured.
+	idleConns                int
+	idleInterval, idleWindow time.Duration
 }
 
 // The sizes of the two modes (what they take: the command's doc).
 var (
-	netFull  = netConfig{conns: []int{1, 16, 128}, benchRun: benchRun{warmup: 500 * time.Millisecond, window: 2 * time.Second, reps: 3}}
-	netQuick = netConfig{conns: []int{16}, benchRun: benchRun{warmup: 100 * time.Millisecond, window: 300 * time.Millisecond, reps: 1, quick: true}}
+	netFull = netConfig{conns: []int{1, 16, 128}, benchRun: benchRun{warmup: 500 * time.Millisecond, window: 2 * time.Second, reps: 3},
+		idleConns: 100_000, idleInterval: time.Second, idleWindow: 5 * time.Second}
+	netQuick = netConfig{conns: []int{16}, benchRun: benchRun{warmup: 100 * time.Millisecond, window: 300 * time.Millisecond, reps: 1, quick: true},
+		idleConns: 2000, idleInterval: time.Second, idleWindow: time.Second}
 )
 
 // The server the ratios are to: gnet on one loop, the peer closest to ours
@@ -71,13 +82,16 @@ func netBench(cfg netConfig) (*NetReport, error) {
 		MsgBytes: netMsgSize, Depth: netPipelineDepth, Baseline: baselineLabel,
 	}
 	var servers []benchServer
+	peersBin := ""
 	if cfg.peers {
 		dir, err := os.MkdirTemp("", "eventloop-netpeers-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		peers, note := peerServers(dir, cfg.progress)
+		var peers []benchServer
+		var note string
+		peers, peersBin, note = peerServers(dir, cfg.progress)
 		servers = append(servers, peers...)
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
@@ -117,6 +131,9 @@ func netBench(cfg netConfig) (*NetReport, error) {
 			rep.Tables = append(rep.Tables, t)
 		}
 	}
+	if cfg.idleConns > 0 {
+		idleBench(cfg, rep, peersBin)
+	}
 	return rep, nil
 }
 
@@ -151,31 +168,33 @@ func measureServer(cfg netConfig, s benchServer, rep int) []NetSample {
 	return out
 }
 
-// peerServers builds bench/netpeers into dir and returns its servers, or
-// a note saying why there are none.
-func peerServers(dir string, progressW io.Writer) ([]benchServer, string) {
+// peerServers builds bench/netpeers into dir and returns its servers of
+// the echo tables and its binary, or a note saying why there are none.
+func peerServers(dir string, progressW io.Writer) ([]benchServer, string, string) {
 	bin, note := buildPeers(dir, "netpeers", progressW)
 	if note != "" {
-		return nil, note
-	}
-	// A peer outlives a benchmark that died without stopping it by an hour
-	// at most.
-	peer := func(key, label string) benchServer {
-		return benchServer{key: key, label: label, argv: func(addr string) []string {
-			return []string{bin, "-server", key, "-addr", addr, "-max-life", "1h"}
-		}}
+		return nil, "", note
 	}
 	return []benchServer{
-		peer("stdlib", "stdlib, goroutine per connection"),
-		peer("evio", "evio, 1 loop"),
-		peer("evio-multi", "evio, NumLoops -1"),
-		peer(baselineKey, baselineLabel),
-		peer("gnet-multi", "gnet, multicore"),
-	}, ""
+		peerServer(bin, "stdlib", "stdlib, goroutine per connection"),
+		peerServer(bin, "evio", "evio, 1 loop"),
+		peerServer(bin, "evio-multi", "evio, NumLoops -1"),
+		peerServer(bin, baselineKey, baselineLabel),
+		peerServer(bin, "gnet-multi", "gnet, multicore"),
+	}, bin, ""
 }
 
-// ourServers is `eventloop echo` with one loop on each driver of cfg, and
-// on epoll with one loop per core (SO_REUSEPORT).
+// peerServer is netpeers' server key, with flags. A peer outlives a
+// benchmark that died without stopping it by an hour at most.
+func peerServer(bin, key, label string, flags ...string) benchServer {
+	return benchServer{key: key, label: label, argv: func(addr string) []string {
+		return append([]string{bin, "-server", key, "-addr", addr, "-max-life", "1h"}, flags...)
+	}}
+}
+
+// ourServers is `eventloop echo` with one loop on each driver of cfg, a
+// fiber per connection and served (--serve), and on epoll with one loop
+// per core (SO_REUSEPORT), a fiber per connection.
 func ourServers(cfg netConfig) ([]benchServer, []string) {
 	var servers []benchServer
 	var notes []string
@@ -187,10 +206,21 @@ func ourServers(cfg netConfig) ([]benchServer, []string) {
 	ours := func(key, label string, flags ...string) benchServer {
 		return build(cfg.self, key, label, flags...)
 	}
+	againstServes := false
+	if cfg.against != "" {
+		if againstServes = echoKnows(cfg, "serve"); !againstServes {
+			notes = append(notes, "against: no served rows: its echo does not know --serve (a build older than the served mode).")
+		}
+	}
 	for _, d := range cfg.drivers {
-		servers = append(servers, ours("ours-"+d, "ours, "+d, "--driver", d, "--loops", "1"))
+		servers = append(servers,
+			ours("ours-"+d, "ours, "+d, "--driver", d, "--loops", "1"),
+			ours("ours-served-"+d, "ours, served, "+d, "--driver", d, "--loops", "1", "--serve"))
 		if cfg.against != "" {
 			servers = append(servers, build(cfg.against, "against-"+d, "against, "+d, "--driver", d, "--loops", "1"))
+		}
+		if againstServes {
+			servers = append(servers, build(cfg.against, "against-served-"+d, "against, served, "+d, "--driver", d, "--loops", "1", "--serve"))
 		}
 	}
 	if !slices.Contains(eventloop.Drivers(), "kqueue") {
@@ -201,4 +231,25 @@ func ourServers(cfg netConfig) ([]benchServer, []string) {
 		servers = append(servers, ours("ours-epoll-loops", "ours, epoll, --loops "+n, "--driver", "epoll", "--loops", n))
 	}
 	return servers, notes
+}
+
+// echoKnows reports whether the echo of cfg.against has the flag name,
+// from what its --help lists.
+func echoKnows(cfg netConfig, name string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cfg.against, "echo", "--help")
+	cmd.Env = append(os.Environ(), cfg.selfEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if startChild(cmd, cfg.started) != nil {
+		return false
+	}
+	cmd.Wait() // the exit status of --help is no answer
+	for line := range strings.Lines(out.String()) {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "-"+name {
+			return true
+		}
+	}
+	return false
 }

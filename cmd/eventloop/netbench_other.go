@@ -12,3 +12,8 @@ import (
 func netBenchCmd(driver string, quick, peers bool, against, format string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("bench --net needs a unix system: %w", errors.ErrUnsupported)
 }
+
+// netIdleCmd is bench --net's idle client, which raises RLIMIT_NOFILE.
+func netIdleCmd(args []string, stdin io.Reader, stdout io.Writer) error {
+	return fmt.Errorf("netidle needs a unix system: %w", errors.ErrUnsupported)
+}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -57,11 +58,12 @@ func TestNetBenchTiny(t *testing.T) {
 	if len(rep.Tables) != 2 {
 		t.Fatalf("tables: %+v", rep.Tables)
 	}
+	labels := []string{"ours, " + driver, "ours, served, " + driver, "against, " + driver, "against, served, " + driver}
 	for _, tb := range rep.Tables {
-		if len(tb.Rows) != 2 {
+		if len(tb.Rows) != len(labels) {
 			t.Fatalf("%s: rows %+v", tb.Mode, tb.Rows)
 		}
-		for i, label := range []string{"ours, " + driver, "against, " + driver} {
+		for i, label := range labels {
 			row := tb.Rows[i]
 			if row.Label != label || row.Rate <= 0 || len(row.Samples) != 1 || row.Samples[0].RoundTrips <= 0 {
 				t.Errorf("%s: row %+v, want %q", tb.Mode, row, label)
@@ -71,10 +73,10 @@ func TestNetBenchTiny(t *testing.T) {
 			}
 		}
 	}
-	// Two servers and a client per cell, each a process of its own, all
-	// gone.
-	if len(pids) != 6 || len(slices.Compact(slices.Sorted(slices.Values(pids)))) != 6 {
-		t.Errorf("processes started: %v, want two servers and four clients", pids)
+	// Four servers and a client per cell, each a process of its own, and
+	// the run of --help that says the against build serves, all gone.
+	if len(pids) != 13 || len(slices.Compact(slices.Sorted(slices.Values(pids)))) != 13 {
+		t.Errorf("processes started: %v, want four servers, eight clients and a --help", pids)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
@@ -87,7 +89,7 @@ func TestNetBenchTiny(t *testing.T) {
 
 	var md bytes.Buffer
 	writeNetMarkdown(&md, rep)
-	for _, want := range []string{"## ping-pong, C = 1\n", "## pipelined, 16 deep, C = 1\n", "| ours, " + driver + " | "} {
+	for _, want := range []string{"## ping-pong, C = 1\n", "## pipelined, 16 deep, C = 1\n", "| ours, " + driver + " | ", "| ours, served, " + driver + " | "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
@@ -176,5 +178,101 @@ func TestNetServerStartFails(t *testing.T) {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Errorf("process %d is still there (kill 0: %v)", pid, err)
 		}
+	}
+}
+
+// TestNetIdleTiny runs the idle table end to end in its smallest shape:
+// ours on the default driver, served and with a fiber in Read, holding a
+// few dozen conns of a client process, a few of them active. It checks
+// that each row measured memory, that ours measured its timers' lateness,
+// that the active conns' lines came back, and that no process is left;
+// never a figure.
+func TestNetIdleTiny(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := eventloop.DefaultDriver()
+	var pids []int
+	var progress bytes.Buffer
+	cfg := netConfig{
+		drivers:   []string{driver},
+		idleConns: 40, idleInterval: 50 * time.Millisecond, idleWindow: 300 * time.Millisecond,
+		benchRun: benchRun{reps: 1, quick: true, self: self, selfEnv: []string{testCommandEnv + "=1"},
+			progress: &progress, started: func(pid int) { pids = append(pids, pid) }},
+	}
+	rep := &NetReport{Reps: 1}
+	idleBench(cfg, rep, "")
+	t.Logf("progress:\n%s", progress.String())
+	if len(rep.Failures) > 0 || rep.Idle == nil {
+		t.Fatalf("failures: %+v, notes %q", rep.Failures, rep.Notes)
+	}
+	if rep.Idle.Conns != 40 {
+		t.Errorf("%d conns held, want 40", rep.Idle.Conns)
+	}
+	labels := []string{"ours, served, " + driver, "ours, " + driver + ", a fiber in Read"}
+	if len(rep.Idle.Rows) != len(labels) {
+		t.Fatalf("rows %+v", rep.Idle.Rows)
+	}
+	for i, r := range rep.Idle.Rows {
+		if r.Label != labels[i] || r.Heap == nil || r.Stacks == nil || r.RSS == nil || r.LatenessP99ms == nil || r.LineP99ms == nil {
+			t.Errorf("row %+v, want %q measured", r, labels[i])
+			continue
+		}
+		// 40 conns, every 100th active: the first alone, 6 lines in 300 ms.
+		if s := r.Samples[0]; s.Timers == 0 || s.Active != 1 || s.Lines < 1 {
+			t.Errorf("%s: sample %+v: want timers run, one active conn and its lines", r.Label, s)
+		}
+	}
+	// A server and a client each, all gone.
+	if len(pids) != 4 {
+		t.Errorf("processes started: %v, want two servers and two clients", pids)
+	}
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("process %d is still there (kill 0: %v)", pid, err)
+		}
+	}
+	var md bytes.Buffer
+	writeNetMarkdown(&md, rep)
+	for _, want := range []string{"## Idle connections, N = 40\n", "| ours, served, " + driver + " | none | "} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+// TestNetIdleArgs: the idle client refuses what it cannot hold.
+func TestNetIdleArgs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "want -addr HOST:PORT"},
+		{[]string{"-addr", "127.0.0.1:1", "-conns", "0"}, "-conns 0: want at least 1"},
+		{[]string{"-addr", "127.0.0.1:1", "-active-every", "0"}, "-active-every 0"},
+		{[]string{"-addr", "127.0.0.1:1", "-interval", "0s"}, "-interval 0s"},
+		{[]string{"-addr", "127.0.0.1:1", "-conns", "2000000000"}, "RLIMIT_NOFILE"},
+	} {
+		if err := netIdleCmd(c.args, strings.NewReader(""), io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error saying %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestEchoKnows: the flags of another build's echo are read from its
+// --help, a flag it lacks is not found.
+func TestEchoKnows(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := netConfig{benchRun: benchRun{against: self, selfEnv: []string{testCommandEnv + "=1"}}}
+	if !echoKnows(cfg, "serve") {
+		t.Error("this build's echo does not know --serve")
+	}
+	if echoKnows(cfg, "nosuch") || echoKnows(cfg, "serv") {
+		t.Error("a flag echo lacks is found")
 	}
 }

@@ -23,6 +23,7 @@ type NetReport struct {
 	Baseline string       `json:"baseline"`
 	Servers  []NetServer  `json:"servers"` // in the order of the tables' rows
 	Tables   []NetTable   `json:"tables"`  // one per mode and connection count
+	Idle     *NetIdle     `json:"idle,omitempty"`
 	Notes    []string     `json:"notes,omitempty"`
 	Failures []NetFailure `json:"failures,omitempty"`
 }
@@ -199,8 +200,11 @@ func medianOrNil(xs []float64) *float64 {
 }
 
 func modeTitle(mode string) string {
-	if mode == modePipelined {
+	switch mode {
+	case modePipelined:
 		return fmt.Sprintf("pipelined, %d deep", netPipelineDepth)
+	case modeIdle:
+		return "idle"
 	}
 	return "ping-pong"
 }
@@ -235,6 +239,9 @@ func writeNetMarkdown(w io.Writer, rep *NetReport) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.Label, rate, ratio, cpu, calls)
 		}
 		fmt.Fprintln(w)
+	}
+	if rep.Idle != nil {
+		writeNetIdleMarkdown(w, rep.Idle, rep.Reps)
 	}
 	if len(rep.Failures) > 0 {
 		fmt.Fprintf(w, "Failed cells:\n\n")

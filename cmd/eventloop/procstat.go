@@ -99,3 +99,28 @@ func parseProcIO(text string) (reads, writes int64, err error) {
 	}
 	return reads, writes, nil
 }
+
+// procRSS is the resident set of process pid in bytes (the second field
+// of /proc/<pid>/statm, in pages). It reads /proc, so outside Linux it
+// fails.
+func procRSS(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0, err
+	}
+	return parseStatmRSS(string(b), os.Getpagesize())
+}
+
+// parseStatmRSS reads the resident set, in bytes, from the text of
+// /proc/<pid>/statm (size resident shared text lib data dt, in pages).
+func parseStatmRSS(text string, pageSize int) (int64, error) {
+	f := strings.Fields(text)
+	if len(f) < 2 {
+		return 0, fmt.Errorf("/proc statm %q: want at least 2 fields", text)
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("/proc statm: resident: %w", err)
+	}
+	return pages * int64(pageSize), nil
+}
