@@ -66,7 +66,7 @@ func echoCmd(args []string, stdout io.Writer) error {
 		return err
 	}
 	stdout = &lockedWriter{w: stdout}
-	stopAnswers := answerSIGUSR2(g, stdout)
+	stopAnswers := answerSIGUSR2(g, stdout, *timer)
 	defer stopAnswers()
 	// The line goes out once every loop takes the signals (a watcher is
 	// active from the tick after it is made): whoever reads it may stop

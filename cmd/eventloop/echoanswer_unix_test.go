@@ -65,8 +65,8 @@ func TestEchoServedHoldsNoFiber(t *testing.T) {
 }
 
 // TestEchoAnswer: echo's answer to SIGUSR2 parses as bench --net reads it,
-// with the memory of the process and the lateness of the loop's timer
-// (--timer), which ran in the window.
+// with the memory of the process, the lateness of the loop's timer
+// (--timer), which ran in the window, and that of the control ticker.
 func TestEchoAnswer(t *testing.T) {
 	watchdog(t, time.Minute)
 	g, err := startEcho("", "127.0.0.1:0", 1, echoOptions{serve: true, timer: time.Millisecond})
@@ -85,7 +85,8 @@ func TestEchoAnswer(t *testing.T) {
 	go func() { done <- g.run() }()
 	<-ran
 	marks := make([]core.Histogram, 1)
-	a, ok, err := parseMemAnswer(g.answer(marks))
+	ctl := &tickerControl{late: []time.Duration{time.Millisecond, 3 * time.Millisecond}}
+	a, ok, err := parseMemAnswer(g.answer(marks, ctl))
 	if !ok || err != nil {
 		t.Fatalf("answer: %v, %v", ok, err)
 	}
@@ -96,6 +97,12 @@ func TestEchoAnswer(t *testing.T) {
 	}
 	if marks[0].Count < a.timers {
 		t.Errorf("the mark holds %d timers, the answer %d: not moved on", marks[0].Count, a.timers)
+	}
+	if !a.hasTicker || a.tickerP99 != 3*time.Millisecond {
+		t.Errorf("answer %+v: want the ticker's p99, 3ms", a)
+	}
+	if ticks := ctl.take(); len(ticks) != 0 {
+		t.Errorf("the ticker's lateness %v is left for the next window", ticks)
 	}
 	g.stop()
 	if err := <-done; err != nil {

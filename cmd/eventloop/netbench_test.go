@@ -216,7 +216,7 @@ func TestNetIdleTiny(t *testing.T) {
 		t.Fatalf("rows %+v", rep.Idle.Rows)
 	}
 	for i, r := range rep.Idle.Rows {
-		if r.Label != labels[i] || r.Heap == nil || r.Stacks == nil || r.RSS == nil || r.LatenessP99ms == nil || r.LineP99ms == nil {
+		if r.Label != labels[i] || r.Heap == nil || r.Stacks == nil || r.RSS == nil || r.LatenessP99ms == nil || r.TickerP99ms == nil || r.LineP99ms == nil {
 			t.Errorf("row %+v, want %q measured", r, labels[i])
 			continue
 		}

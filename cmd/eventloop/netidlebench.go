@@ -132,6 +132,8 @@ type memAnswer struct {
 	timers       uint64
 	p50, p99     time.Duration // of the lateness since the previous answer
 	hasLateness  bool
+	tickerP99    time.Duration // the control ticker's, over the same window
+	hasTicker    bool
 }
 
 // parseMemAnswer reads "mem heap=N stacks=N ..." (echoanswer_unix.go); ok
@@ -159,6 +161,9 @@ func parseMemAnswer(line string) (a memAnswer, ok bool, err error) {
 	if t, ok := kv["timers"]; ok {
 		a.hasLateness, a.timers = true, t
 		a.p50, a.p99 = time.Duration(kv["p50"]), time.Duration(kv["p99"])
+	}
+	if t, ok := kv["tickerp99"]; ok {
+		a.hasTicker, a.tickerP99 = true, time.Duration(t)
 	}
 	return a, true, nil
 }
@@ -231,6 +236,9 @@ func measureIdle(cfg netConfig, s idleServer, n, rep int) NetIdleSample {
 		if smp.LatenessP99ms != nil {
 			line += fmt.Sprintf(", timer lateness p99 %.2f ms", *smp.LatenessP99ms)
 		}
+		if smp.TickerP99ms != nil {
+			line += fmt.Sprintf(" (a Go ticker's %.2f ms)", *smp.TickerP99ms)
+		}
 	}
 	cfg.repf(rep, "%s, %d idle conns: %s", s.label, n, line)
 	return smp
@@ -284,6 +292,9 @@ func idleCell(cfg netConfig, p *idleProc, s idleServer, n, rep int) NetIdleSampl
 		}
 		smp.Timers = m2.timers
 		smp.LatenessP50ms, smp.LatenessP99ms = msOf(m2.p50), msOf(m2.p99)
+		if m2.hasTicker {
+			smp.TickerP99ms = msOf(m2.tickerP99)
+		}
 	}
 	if err := cl.send("stop"); err != nil {
 		return fail(err)

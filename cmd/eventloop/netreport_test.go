@@ -134,12 +134,13 @@ func TestNetSummary(t *testing.T) {
 // TestParseMemAnswer: the servers' answer to SIGUSR2, with and without the
 // lateness of ours; another line is not one.
 func TestParseMemAnswer(t *testing.T) {
-	a, ok, err := parseMemAnswer("mem heap=1000 stacks=200 goroutines=3 timers=9 p50=1000 p99=5000 max=6000")
-	if !ok || err != nil || a.heap != 1000 || a.stacks != 200 || !a.hasLateness || a.timers != 9 || a.p50 != 1000 || a.p99 != 5000 {
+	a, ok, err := parseMemAnswer("mem heap=1000 stacks=200 goroutines=3 timers=9 p50=1000 p99=5000 max=6000 tickerp99=7000")
+	if !ok || err != nil || a.heap != 1000 || a.stacks != 200 || !a.hasLateness || a.timers != 9 || a.p50 != 1000 || a.p99 != 5000 ||
+		!a.hasTicker || a.tickerP99 != 7000 {
 		t.Errorf("ours: %+v, %v, %v", a, ok, err)
 	}
 	a, ok, err = parseMemAnswer("mem heap=1000 stacks=200 goroutines=3")
-	if !ok || err != nil || a.hasLateness || a.heap != 1000 {
+	if !ok || err != nil || a.hasLateness || a.hasTicker || a.heap != 1000 {
 		t.Errorf("a peer's: %+v, %v, %v", a, ok, err)
 	}
 	if _, ok, _ := parseMemAnswer("netpeers: gnet serving"); ok {
@@ -169,19 +170,19 @@ func TestParseStatmRSS(t *testing.T) {
 func TestNetIdleSummary(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
 	row := NetIdleRow{Label: "x", Samples: []NetIdleSample{
-		{Heap: 900, Stacks: 100, RSS: 2000, LatenessP99ms: p(1), Lines: 5, LineP99ms: 0.5},
-		{Heap: 700, Stacks: 100, RSS: 1000, LatenessP99ms: p(3), Lines: 5, LineP99ms: 0.7},
+		{Heap: 900, Stacks: 100, RSS: 2000, LatenessP99ms: p(1), TickerP99ms: p(2), Lines: 5, LineP99ms: 0.5},
+		{Heap: 700, Stacks: 100, RSS: 1000, LatenessP99ms: p(3), TickerP99ms: p(4), Lines: 5, LineP99ms: 0.7},
 		{Heap: 99999, Error: "boom"},
 	}}
 	summarizeIdle(&row)
-	if *row.Heap != 800 || *row.Stacks != 100 || *row.RSS != 1500 || *row.LatenessP99ms != 2 || *row.LineP99ms != 0.6 {
+	if *row.Heap != 800 || *row.Stacks != 100 || *row.RSS != 1500 || *row.LatenessP99ms != 2 || *row.TickerP99ms != 3 || *row.LineP99ms != 0.6 {
 		t.Errorf("row %+v", row)
 	}
 	dead := NetIdleRow{Label: "dead", ReadBuf: 64, Samples: []NetIdleSample{{Error: "boom"}}}
 	summarizeIdle(&dead)
 	var md bytes.Buffer
 	writeNetIdleMarkdown(&md, &NetIdle{Conns: 10, Rows: []NetIdleRow{row, dead}}, 3)
-	for _, want := range []string{"| x | none | 900 | 100 | 1500 | 2.00 ms | 0.60 ms |", "| dead | 64 B | failed |"} {
+	for _, want := range []string{"| x | none | 900 | 100 | 1500 | 2.00 ms | 3.00 ms | 0.60 ms |", "| dead | 64 B | failed |"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
