@@ -157,3 +157,25 @@ func TestHistogramSince(t *testing.T) {
 		t.Errorf("merged %+v", m)
 	}
 }
+
+// TestParseMemAnswer: the servers' answer to SIGUSR2, with and without the
+// lateness of ours; another line is not one.
+func TestParseMemAnswer(t *testing.T) {
+	a, ok, err := parseMemAnswer("mem heap=1000 stacks=200 goroutines=3 timers=9 p50=1000 p99=5000 max=6000 tickerp99=7000")
+	if !ok || err != nil || a.heap != 1000 || a.stacks != 200 || !a.hasLateness || a.timers != 9 || a.p50 != 1000 || a.p99 != 5000 ||
+		!a.hasTicker || a.tickerP99 != 7000 {
+		t.Errorf("ours: %+v, %v, %v", a, ok, err)
+	}
+	a, ok, err = parseMemAnswer("mem heap=1000 stacks=200 goroutines=3")
+	if !ok || err != nil || a.hasLateness || a.hasTicker || a.heap != 1000 {
+		t.Errorf("a peer's: %+v, %v, %v", a, ok, err)
+	}
+	if _, ok, _ := parseMemAnswer("netpeers: gnet serving"); ok {
+		t.Error("another line taken for an answer")
+	}
+	for _, bad := range []string{"mem heap=x stacks=1", "mem heap=1", "mem heap stacks=1"} {
+		if _, ok, err := parseMemAnswer(bad); !ok || err == nil {
+			t.Errorf("%q: %v, %v; want an answer with an error", bad, ok, err)
+		}
+	}
+}

@@ -122,8 +122,8 @@ func idleConns(cfg netConfig, servers []idleServer) (n int, note string) {
 	if room >= cfg.idleConns {
 		return cfg.idleConns, ""
 	}
-	return max(room, 0), fmt.Sprintf("idle table: %d conns per server, not %d: RLIMIT_NOFILE's hard limit is %d here, which this process may not raise, and a conn takes a descriptor in the client and %s in the server.",
-		max(room, 0), cfg.idleConns, limit, plural(fds, "descriptor"))
+	return max(room, 0), fmt.Sprintf("idle table: %d conns per server, not %d: RLIMIT_NOFILE's hard limit is %d here, which this process may not raise, and a conn takes a descriptor in the client and %d in the server.",
+		max(room, 0), cfg.idleConns, limit, fds)
 }
 
 // memAnswer is a server's answer to SIGUSR2.
@@ -232,7 +232,10 @@ func measureIdle(cfg netConfig, s idleServer, n, rep int) NetIdleSample {
 	}
 	line := "FAILED: " + oneLine(smp.Error)
 	if smp.Error == "" {
-		line = fmt.Sprintf("%.0f B heap+stacks/conn, %.0f B RSS/conn", smp.Heap+smp.Stacks, smp.RSS)
+		line = fmt.Sprintf("%.0f B heap+stacks/conn", smp.Heap+smp.Stacks)
+		if smp.RSS != nil {
+			line += fmt.Sprintf(", %.0f B RSS/conn", *smp.RSS)
+		}
 		if smp.LatenessP99ms != nil {
 			line += fmt.Sprintf(", timer lateness p99 %.2f ms", *smp.LatenessP99ms)
 		}
@@ -256,10 +259,9 @@ func idleCell(cfg netConfig, p *idleProc, s idleServer, n, rep int) NetIdleSampl
 	if err != nil {
 		return fail(err)
 	}
-	rss0, err := procRSS(pid)
-	if err != nil {
-		return fail(err)
-	}
+	// Without /proc (outside Linux) there is no resident set, and the
+	// row says nothing of it.
+	rss0, rssErr := procRSS(pid)
 	cl, err := startIdleClient(cfg, p.addr, n)
 	if err != nil {
 		return fail(err)
@@ -272,12 +274,13 @@ func idleCell(cfg netConfig, p *idleProc, s idleServer, n, rep int) NetIdleSampl
 	if err != nil {
 		return fail(err)
 	}
-	rss1, err := procRSS(pid)
-	if err != nil {
-		return fail(err)
-	}
+	rss1, rssErr1 := procRSS(pid)
 	per := float64(n)
-	smp.Heap, smp.Stacks, smp.RSS = (m1.heap-m0.heap)/per, (m1.stacks-m0.stacks)/per, float64(rss1-rss0)/per
+	smp.Heap, smp.Stacks = (m1.heap-m0.heap)/per, (m1.stacks-m0.stacks)/per
+	if rssErr == nil && rssErr1 == nil {
+		rss := float64(rss1-rss0) / per
+		smp.RSS = &rss
+	}
 	if err := cl.send("active"); err != nil {
 		return fail(err)
 	}

@@ -51,10 +51,10 @@ type NetIdleRow struct {
 
 // NetIdleSample is one server in one repetition.
 type NetIdleSample struct {
-	Rep    int     `json:"rep"`
-	Heap   float64 `json:"heap_bytes_per_conn"`
-	Stacks float64 `json:"stack_bytes_per_conn"`
-	RSS    float64 `json:"rss_bytes_per_conn"`
+	Rep    int      `json:"rep"`
+	Heap   float64  `json:"heap_bytes_per_conn"`
+	Stacks float64  `json:"stack_bytes_per_conn"`
+	RSS    *float64 `json:"rss_bytes_per_conn,omitempty"` // nil without /proc
 	// Timers is how many timer callbacks ran in the active window, and
 	// LatenessP50ms and LatenessP99ms how late they ran (ours only);
 	// TickerP99ms is the control's (NetIdleRow).
@@ -75,7 +75,10 @@ func summarizeIdle(r *NetIdleRow) {
 		if s.Error != "" {
 			continue
 		}
-		heap, stacks, rss = append(heap, s.Heap), append(stacks, s.Stacks), append(rss, s.RSS)
+		heap, stacks = append(heap, s.Heap), append(stacks, s.Stacks)
+		if s.RSS != nil {
+			rss = append(rss, *s.RSS)
+		}
 		if s.LatenessP99ms != nil {
 			late = append(late, *s.LatenessP99ms)
 		}
@@ -104,6 +107,8 @@ func writeNetIdleMarkdown(w io.Writer, idle *NetIdle, reps int) {
 		if r.Heap != nil {
 			mem = fmt.Sprintf("%.0f", *r.Heap+*r.Stacks)
 			stacks = fmt.Sprintf("%.0f", *r.Stacks)
+		}
+		if r.RSS != nil {
 			rss = fmt.Sprintf("%.0f", *r.RSS)
 		}
 		late, ticker, line := "", "", ""

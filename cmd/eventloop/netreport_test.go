@@ -131,28 +131,6 @@ func TestNetSummary(t *testing.T) {
 	}
 }
 
-// TestParseMemAnswer: the servers' answer to SIGUSR2, with and without the
-// lateness of ours; another line is not one.
-func TestParseMemAnswer(t *testing.T) {
-	a, ok, err := parseMemAnswer("mem heap=1000 stacks=200 goroutines=3 timers=9 p50=1000 p99=5000 max=6000 tickerp99=7000")
-	if !ok || err != nil || a.heap != 1000 || a.stacks != 200 || !a.hasLateness || a.timers != 9 || a.p50 != 1000 || a.p99 != 5000 ||
-		!a.hasTicker || a.tickerP99 != 7000 {
-		t.Errorf("ours: %+v, %v, %v", a, ok, err)
-	}
-	a, ok, err = parseMemAnswer("mem heap=1000 stacks=200 goroutines=3")
-	if !ok || err != nil || a.hasLateness || a.hasTicker || a.heap != 1000 {
-		t.Errorf("a peer's: %+v, %v, %v", a, ok, err)
-	}
-	if _, ok, _ := parseMemAnswer("netpeers: gnet serving"); ok {
-		t.Error("another line taken for an answer")
-	}
-	for _, bad := range []string{"mem heap=x stacks=1", "mem heap=1", "mem heap stacks=1"} {
-		if _, ok, err := parseMemAnswer(bad); !ok || err == nil {
-			t.Errorf("%q: %v, %v; want an answer with an error", bad, ok, err)
-		}
-	}
-}
-
 // TestParseStatmRSS: the resident set is statm's second field, in pages.
 func TestParseStatmRSS(t *testing.T) {
 	if n, err := parseStatmRSS("5000 1200 300 10 0 900 0\n", 4096); n != 1200*4096 || err != nil {
@@ -170,8 +148,9 @@ func TestParseStatmRSS(t *testing.T) {
 func TestNetIdleSummary(t *testing.T) {
 	p := func(v float64) *float64 { return &v }
 	row := NetIdleRow{Label: "x", Samples: []NetIdleSample{
-		{Heap: 900, Stacks: 100, RSS: 2000, LatenessP99ms: p(1), TickerP99ms: p(2), Lines: 5, LineP99ms: 0.5},
-		{Heap: 700, Stacks: 100, RSS: 1000, LatenessP99ms: p(3), TickerP99ms: p(4), Lines: 5, LineP99ms: 0.7},
+		{Heap: 900, Stacks: 100, RSS: p(2000), LatenessP99ms: p(1), TickerP99ms: p(2), Lines: 5, LineP99ms: 0.5},
+		{Heap: 700, Stacks: 100, RSS: p(1000), LatenessP99ms: p(3), TickerP99ms: p(4), Lines: 5, LineP99ms: 0.7},
+		{Heap: 800, Stacks: 100, LatenessP99ms: p(2), TickerP99ms: p(3), Lines: 5, LineP99ms: 0.6}, // no /proc
 		{Heap: 99999, Error: "boom"},
 	}}
 	summarizeIdle(&row)
