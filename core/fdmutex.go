@@ -80,6 +80,21 @@ var testHookLockWait func()
 // in net, a deadline does not end it: the holder's own wait ends at the
 // deadline and hands the turn on.
 func (p *FD) Lock(mode Interest) error {
+	// The common case inlined: the lock free, nobody closing.
+	lock := uint64(fdRLock)
+	if mode == Write {
+		lock = fdWLock
+	} else if mode != Read {
+		return p.lockSlow(mode) // which panics, naming it
+	}
+	if old := p.state.Load(); old&(fdClosing|lock) == 0 && old&fdRefMask != fdRefMask &&
+		p.state.CompareAndSwap(old, (old|lock)+fdRef) {
+		return nil
+	}
+	return p.lockSlow(mode)
+}
+
+func (p *FD) lockSlow(mode Interest) error {
 	lock, wait, mask := lockBits(mode)
 	var uncaught error
 	for {
@@ -119,6 +134,22 @@ func (p *FD) Lock(mode Interest) error {
 // Unlock gives up the lock of direction mode and the call's reference,
 // and hands the turn to one waiting call, if any.
 func (p *FD) Unlock(mode Interest) {
+	// The common case inlined: nobody waits for the turn, nobody closing.
+	lock, mask := uint64(fdRLock), uint64(fdRWaitMask)
+	if mode == Write {
+		lock, mask = fdWLock, fdWWaitMask
+	} else if mode != Read {
+		p.unlockSlow(mode) // which panics, naming it
+		return
+	}
+	if old := p.state.Load(); old&(fdClosing|lock|mask) == lock && old&fdRefMask != 0 &&
+		p.state.CompareAndSwap(old, old&^lock-fdRef) {
+		return
+	}
+	p.unlockSlow(mode)
+}
+
+func (p *FD) unlockSlow(mode Interest) {
 	lock, wait, mask := lockBits(mode)
 	for {
 		old := p.state.Load()

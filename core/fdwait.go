@@ -157,8 +157,16 @@ func (p *FD) waitOffLoop(d *fdDir) error {
 }
 
 // after is what a wait returns once woken (or not begun): try again, or
-// why not.
+// why not. Inlined, a call that is not closing, failed or under a
+// deadline makes three loads and no call.
 func (p *FD) after(d *fdDir) error {
+	if p.state.Load()&fdClosing == 0 && p.errp.Load() == nil && d.deadline.Load() == 0 {
+		return nil
+	}
+	return p.afterSlow(d)
+}
+
+func (p *FD) afterSlow(d *fdDir) error {
 	if p.Closing() {
 		return p.closed
 	}
@@ -271,16 +279,21 @@ func (l *Loop) wake(w ioWaiter, fromDispatch bool) {
 // fdReady wakes the waiters of the directions in ready; a direction that
 // nobody waits for loses its interest.
 func (l *Loop) fdReady(p *FD, ready Interest) {
-	for _, d := range [2]*fdDir{&p.rd, &p.wr} {
-		switch {
-		case ready&d.mode == 0:
-		case d.w != (ioWaiter{}):
-			l.wake(p.unpark(d), true)
-		default:
-			p.in &^= d.mode
-			p.markDirty()
-		}
+	if ready&Read != 0 {
+		l.dirReady(p, &p.rd)
 	}
+	if ready&Write != 0 {
+		l.dirReady(p, &p.wr)
+	}
+}
+
+func (l *Loop) dirReady(p *FD, d *fdDir) {
+	if d.w != (ioWaiter{}) {
+		l.wake(p.unpark(d), true)
+		return
+	}
+	p.in &^= d.mode
+	p.markDirty()
 }
 
 // attach makes p the owner of its number in the loop's fd table.
