@@ -21,7 +21,7 @@ import "time"
 // interval is sweepMin after any activity (a registration change or an
 // event: closes follow activity far more often than silence), doubles on
 // every idle sweep up to sweepMax, and never drops below sweepCostFactor
-// times the duration of the last sweep, so that sweeping thousands of fds
+// times the time the last pass took, so that sweeping thousands of fds
 // costs about 1% of the loop's time. A close is therefore noticed within
 // sweepMin to sweepMax (more only when one sweep takes over sweepMin /
 // sweepCostFactor), and an idle loop with watched fds wakes once a second.
@@ -29,9 +29,9 @@ import "time"
 // the sweep.
 //
 // A sweep checks sweepChunk fds at a time and goes on at the next Wait, so
-// that a loop watching a hundred thousand fds (idle connections) is never
-// held up by one pass of a hundred thousand fstat calls: a pass over them
-// takes about 30 ms here, which every timer due meanwhile would be late by.
+// that a loop watching many fds (idle connections) is never held up by one
+// pass of an fstat each: a pass over 19 744 fds took 13-19 ms here, over
+// 100 000 it would take about 70, and every timer due meanwhile waited.
 const (
 	sweepMin        = 10 * time.Millisecond
 	sweepMax        = time.Second
