@@ -158,7 +158,9 @@ func (w *response) finish() {
 		}
 		bw.WriteString("\r\n")
 	}
-	bw.Flush()
+	if !w.holdForBatch() {
+		bw.Flush()
+	}
 	// What the handler left of the body is read, up to a limit: on a
 	// connection kept it must go before the next request, and on one that
 	// closes, a close with input unread could reset the connection under

@@ -50,6 +50,14 @@ type conn struct {
 	werr       error          // the first write error
 	closeWrite bool           // request body left on the wire: half-close, then wait a little
 
+	// Batching (batch.go): the write buffer holds whole responses up to
+	// wire offset heldTo, which wait for the batch's next ones; a
+	// microtask (flushHeld) sends them if the conn's fiber suspends first.
+	heldTo      int64
+	flushQueued bool
+	writing     int    // writes under way (the conn's fiber's, and flushHeld's)
+	flushHeldFn func() // c.flushHeld, made once
+
 	watch       socket.PeerWatch // the client-gone watch (context.go)
 	gone        func()           // c.clientGone, made once
 	watchWanted bool             // start it once the request body is read
@@ -80,11 +88,17 @@ func (c *conn) read(p []byte) (int, error) {
 }
 
 func (c *conn) write(p []byte) (int, error) {
+	if testHookWrite != nil {
+		testHookWrite()
+	}
 	if c.tls == nil {
 		return c.raw.Write(p)
 	}
 	return c.tls.Write(p)
 }
+
+// testHookWrite, if set, sees each write of every conn.
+var testHookWrite func()
 
 // transport is what a conn reads and writes: a *socket.Conn, or a
 // *socket.TLSConn over one.
@@ -103,6 +117,7 @@ func (c *conn) init(config *tls.Config) {
 	c.remoteAddr = c.raw.RemoteAddr().String()
 	c.res.handlerHeader = make(http.Header)
 	c.onData = c.onBytes
+	c.flushHeldFn = c.flushHeld
 }
 
 // Bounds net/http uses too: what the server reads of a body the handler
@@ -495,8 +510,11 @@ type connWriter struct {
 }
 
 func (cw *connWriter) Write(p []byte) (int, error) {
-	n, err := cw.c.write(p)
-	cw.c.wrote(int64(n), err)
+	c := cw.c
+	c.writing++
+	n, err := c.write(p)
+	c.writing--
+	c.wrote(int64(n), err)
 	return n, err
 }
 

@@ -296,6 +296,9 @@ func diffCases() []diffCase {
 		one("HEAD of nothing", "HEAD /nothing HTTP/1.1\r\nHost: x\r\n\r\n"+get, "HEAD"),
 		one("HEAD on HTTP/1.0 keep-alive", "HEAD /big HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"+get, "HEAD"),
 		one("pipelined", get+"GET /info HTTP/1.1\r\nHost: y\r\n\r\n"+"GET /nothing HTTP/1.1\r\nHost: z\r\n\r\n"),
+		one("pipelined, Connection: close in the middle", get+"GET /info HTTP/1.1\r\nHost: y\r\nConnection: close\r\n\r\n"+get+get),
+		one("pipelined, a close response in the middle", get+"GET /close HTTP/1.1\r\nHost: y\r\n\r\n"+get),
+		pipelinedMix(1000),
 		one("POST Content-Length", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"+get),
 		one("POST Content-Length 005", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 005\r\n\r\nhello"+get),
 		one("POST two equal Content-Lengths", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello"+get),
@@ -444,6 +447,30 @@ func diffCases() []diffCase {
 		)
 	}
 	return cases
+}
+
+// pipelinedMix is n requests in one write, of every kind a batch can
+// hold: GET, HEAD, a 404, a body chunked past the write buffer, a POST
+// whose body the handler reads, one it leaves unread, an empty response.
+func pipelinedMix(n int) diffCase {
+	kinds := []struct{ method, req string }{
+		{"GET", "GET / HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"HEAD", "HEAD /big HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"GET", "GET /w/not-found HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"GET", "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"POST", "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"},
+		{"POST", "POST /noread HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"},
+		{"GET", "GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n"},
+		{"GET", "GET /info?i=1 HTTP/1.1\r\nHost: x\r\n\r\n"},
+	}
+	var b strings.Builder
+	methods := make([]string, n)
+	for i := range n {
+		k := kinds[i%len(kinds)]
+		b.WriteString(k.req)
+		methods[i] = k.method
+	}
+	return diffCase{name: fmt.Sprintf("%d pipelined requests of every kind", n), parts: []string{b.String()}, methods: methods}
 }
 
 // knownDifferences are the cases where ours still differs from net/http

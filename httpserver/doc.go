@@ -37,7 +37,12 @@
 // net/http's does (Content-Length when the handler's body is known by its
 // end or declared, chunked otherwise; HEAD; 1xx with WriteHeader; Expect:
 // 100-continue sent on the body's first Read; keep-alive, pipelined
-// requests answered in order; Connection: close). It implements
+// requests answered in order; Connection: close). Responses to requests
+// that came together leave together: while the next request is already
+// read, a finished response waits in the write buffer, which goes out
+// when the batch ends, fills, is flushed, or when a handler suspends (so
+// that a response that is ready never waits for a slow handler's); 16
+// pipelined requests cost one write. It implements
 // http.Flusher, http.Hijacker (the conn is the *socket.Conn, still on the
 // loop), what http.ResponseController asks for (Flush, the read and
 // write deadlines, EnableFullDuplex), and io.ReaderFrom: http.FileServer,

@@ -1,0 +1,250 @@
+//go:build unix || windows
+
+package httpserver
+
+import (
+	"bufio"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// Responses to requests that came together leave together: while the
+// read buffer holds another whole request, a finished response waits in
+// the write buffer; it leaves when the batch ends, when the buffer fills,
+// when a handler flushes, or when a handler suspends.
+
+// countWrites counts the writes of every conn (testHookWrite) until the
+// test ends; call it before serve, whose cleanups run first.
+func countWrites(t *testing.T) *atomic.Int64 {
+	var n atomic.Int64
+	testHookWrite = func() { n.Add(1) }
+	t.Cleanup(func() { testHookWrite = nil })
+	return &n
+}
+
+const batchGet = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+
+func TestPipelinedBatchIsOneWrite(t *testing.T) {
+	const depth = 16
+	for _, tlsOn := range []bool{false, true} {
+		name := "plain"
+		if tlsOn {
+			name = "TLS"
+		}
+		t.Run(name, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				writes := countWrites(t)
+				srv := &Server{Handler: hello}
+				var rc *rawConn
+				if tlsOn {
+					certFile, keyFile, _ := tlsFiles(t, time.Now().Add(time.Hour))
+					rc = dialRawTLS(t, serveTLS(t, l, srv, certFile, keyFile).addr)
+				} else {
+					rc = dialRaw(t, serve(t, l, srv).addr)
+				}
+				// A first exchange: the handshake's writes are not the batch's.
+				rc.send(t, batchGet)
+				if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+					t.Fatalf("body %q", got)
+				}
+				before := writes.Load()
+				rc.send(t, strings.Repeat(batchGet, depth))
+				for i := range depth {
+					if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+						t.Fatalf("response %d: body %q", i, got)
+					}
+				}
+				// One batch, one write; two if the batch came in two reads.
+				if n := writes.Load() - before; n > 2 {
+					t.Errorf("%d pipelined requests took %d writes, want 1 (2 if they came in two reads)", depth, n)
+				}
+			})
+		})
+	}
+}
+
+// dialRawTLS is dialRaw over TLS.
+func dialRawTLS(t *testing.T, addr string) *rawConn {
+	t.Helper()
+	c, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	return &rawConn{Conn: c, r: bufio.NewReader(c)}
+}
+
+// A response that is ready never waits for a slow one: the slow handler
+// after it suspends (in its own code, after its header, or as a Blocking
+// handler on its goroutine), and the fast response arrives meanwhile.
+func TestReadyResponseDoesNotWaitForSlowOne(t *testing.T) {
+	cases := map[string]func(l *core.Loop, release <-chan struct{}) http.Handler{
+		"suspends": func(l *core.Loop, release <-chan struct{}) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				awaitOnLoop(l, release)
+				io.WriteString(w, "slow")
+			})
+		},
+		"suspends after its header": func(l *core.Loop, release <-chan struct{}) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("X-Slow", "1")
+				w.WriteHeader(http.StatusAccepted)
+				awaitOnLoop(l, release)
+				io.WriteString(w, "slow")
+			})
+		},
+		"Blocking": func(l *core.Loop, release <-chan struct{}) http.Handler {
+			return Blocking(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				<-release
+				io.WriteString(w, "slow")
+			}))
+		},
+	}
+	for name, slow := range cases {
+		t.Run(name, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				release := make(chan struct{})
+				var once atomic.Bool
+				free := func() {
+					if once.CompareAndSwap(false, true) {
+						close(release)
+					}
+				}
+				t.Cleanup(free)
+				mux := http.NewServeMux()
+				mux.Handle("/slow", slow(l, release))
+				mux.Handle("/", hello)
+				rc := dialRaw(t, serve(t, l, &Server{Handler: mux}).addr)
+				rc.send(t, batchGet+"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"+batchGet)
+				rc.SetReadDeadline(time.Now().Add(5 * time.Second))
+				resp, err := readResponse(rc, "GET")
+				if err != nil {
+					free()
+					t.Fatalf("the fast response did not come while the slow handler ran: %v", err)
+				}
+				if got := bodyString(t, resp); got != "Hello, World!" {
+					t.Fatalf("first body %q", got)
+				}
+				free()
+				rc.SetReadDeadline(time.Now().Add(20 * time.Second))
+				if got := bodyString(t, rc.response(t, "GET")); got != "slow" {
+					t.Errorf("second body %q, want slow", got)
+				}
+				if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+					t.Errorf("third body %q", got)
+				}
+			})
+		})
+	}
+}
+
+// awaitOnLoop suspends the calling fiber of l until ch closes.
+func awaitOnLoop(l *core.Loop, ch <-chan struct{}) {
+	s := l.Suspension()
+	go func() {
+		<-ch
+		l.Post(func() { s.Resume(nil) })
+	}()
+	s.Suspend()
+}
+
+// Flush means flush, in the middle of a batch too: the handler flushes,
+// then holds the loop's goroutine (no suspension lets anything else
+// send) until the client has read what it flushed.
+func TestFlushInBatchSends(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		seen := make(chan struct{})
+		var once atomic.Bool
+		saw := func() {
+			if once.CompareAndSwap(false, true) {
+				close(seen)
+			}
+		}
+		t.Cleanup(saw)
+		mux := http.NewServeMux()
+		mux.HandleFunc("/flush", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "a")
+			w.(http.Flusher).Flush()
+			select {
+			case <-seen:
+			case <-time.After(10 * time.Second):
+			}
+			io.WriteString(w, "b")
+		})
+		mux.Handle("/", hello)
+		rc := dialRaw(t, serve(t, l, &Server{Handler: mux}).addr)
+		rc.send(t, batchGet+"GET /flush HTTP/1.1\r\nHost: x\r\n\r\n"+batchGet)
+		rc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := readResponse(rc, "GET")
+		if err != nil {
+			saw()
+			t.Fatalf("the response before the flush did not come: %v", err)
+		}
+		if got := bodyString(t, resp); got != "Hello, World!" {
+			t.Fatalf("first body %q", got)
+		}
+		// The flushed header and first chunk ("1\r\na\r\n").
+		resp2, err := http.ReadResponse(rc.r, &http.Request{Method: "GET"})
+		if err != nil {
+			saw()
+			t.Fatalf("the flushed header did not come: %v", err)
+		}
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(resp2.Body, b); err != nil || b[0] != 'a' {
+			saw()
+			t.Fatalf("the flushed body: %q, %v", b, err)
+		}
+		saw()
+		rc.SetReadDeadline(time.Now().Add(20 * time.Second))
+		rest, err := io.ReadAll(resp2.Body)
+		if err != nil || string(rest) != "b" {
+			t.Fatalf("the rest of the flushed response: %q, %v", rest, err)
+		}
+		if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+			t.Errorf("third body %q", got)
+		}
+	})
+}
+
+// A request that says Connection: close in the middle of a batch ends
+// the batch: its response and those before it come, then the end of the
+// stream (a FIN, as net/http's), not a reset, even with requests unread
+// behind it.
+func TestCloseInBatchEndsCleanly(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rc := dialRaw(t, serve(t, l, &Server{Handler: hello}).addr)
+		rc.send(t, batchGet+"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"+strings.Repeat(batchGet, 8))
+		for i := range 2 {
+			if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+				t.Fatalf("response %d: body %q", i, got)
+			}
+		}
+		b, err := rc.r.ReadByte()
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("after the response that closes: byte %q, error %v; want io.EOF (a FIN, not a reset)", b, err)
+		}
+	})
+}
+
+// readResponse reads one whole response, or says why not.
+func readResponse(rc *rawConn, method string) (*http.Response, error) {
+	resp, err := http.ReadResponse(rc.r, &http.Request{Method: method})
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(strings.NewReader(string(body)))
+	return resp, nil
+}
