@@ -29,3 +29,14 @@ func SetLockWaitHook(f func()) func() {
 	testHookLockWait = f
 	return func() { testHookLockWait = nil }
 }
+
+// SetWatchdogDumpHook sets what the watchdog runs as it begins to take a
+// stack; the func returned puts it back.
+func SetWatchdogDumpHook(f func()) func() {
+	testHookWatchdogDump = f
+	return func() { testHookWatchdogDump = nil }
+}
+
+// WatchdogFullDumps is how many stacks the watchdogs of the process have
+// cut out of a dump of all goroutines.
+func WatchdogFullDumps() int64 { return fullDumps.Load() }

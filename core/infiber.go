@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"sync/atomic"
 	"unsafe"
 )
@@ -17,9 +18,12 @@ import (
 //     per goroutine and, unlike anything else a program can set, not
 //     inherited by the goroutines it starts: a goroutine that a fiber starts
 //     is not taken for the fiber;
-//   - the profiler labels of its loop ({"eventloop": "fiber"}, one label
-//     set per loop), which say which loop: a fiber of another loop is
-//     another goroutine to this one. They also show in CPU profiles.
+//   - the profiler labels of its loop ({"eventloop": "fiber",
+//     "eventloop.loop": "3"}, one label set per loop, the loops numbered as
+//     they first start a fiber), which say which loop: a fiber of another
+//     loop is another goroutine to this one. They also show in CPU
+//     profiles, and the watchdog finds a fiber's stack by them in a
+//     goroutine profile (watchdogstack.go).
 //
 // Reading a goroutine's labels back has no exported API; the runtime keeps
 // runtime/pprof.runtime_getProfLabel reachable by linkname for programs
@@ -34,8 +38,12 @@ func getProfLabel() unsafe.Pointer
 
 type fiberMark struct {
 	ctx   context.Context
+	loop  string               // the value of the label eventloop.loop
 	label atomic.Pointer[byte] // the labels the loop's fibers carry
 }
+
+// loopSeq numbers the loops for their label eventloop.loop.
+var loopSeq atomic.Uint64
 
 // markFiber gives the calling goroutine, a new fiber goroutine of l, its
 // marks.
@@ -52,7 +60,8 @@ func (l *Loop) markFiber() {
 // known as one afterwards (InFiber).
 func (l *Loop) FiberContext() context.Context {
 	if l.mark.ctx == nil {
-		l.mark.ctx = pprof.WithLabels(context.Background(), pprof.Labels("eventloop", "fiber"))
+		l.mark.loop = strconv.FormatUint(loopSeq.Add(1), 10)
+		l.mark.ctx = pprof.WithLabels(context.Background(), pprof.Labels("eventloop", "fiber", "eventloop.loop", l.mark.loop))
 	}
 	return l.mark.ctx
 }

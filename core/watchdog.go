@@ -1,12 +1,9 @@
 package core
 
 import (
-	"bytes"
 	"fmt"
 	"log"
 	"os"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,11 +24,13 @@ import (
 // to 0 where the fiber stops running user code (it parks, suspends, ends
 // its task or ticks). The watchdog polls state every threshold/4: a run
 // older than the threshold is claimed with a compare-and-swap, under mu,
-// and its record and its fiber's stack are read while still under mu. The
-// loop, finding the claim bit when it ends that run, takes mu (so that the
-// record is not rewritten while the watchdog reads it) and leaves a Done
-// report for the watchdog to make. An unwatched loop pays one branch per
-// microtask batch, per callback and per tick.
+// and its record copied while still under mu; its fiber's stack is taken
+// after mu is released (watchdogstack.go), so that a loop ending the run
+// meanwhile never waits for a stack dump. The loop, finding the claim bit
+// when it ends that run, takes mu (so that the record is not rewritten
+// while the watchdog copies it) and leaves a Done report for the watchdog
+// to make. An unwatched loop pays one branch per microtask batch, per
+// callback and per tick.
 
 // EnvDebugSlow is the environment variable that turns the watchdog on for
 // every loop core.New makes, with a threshold in time.ParseDuration's
@@ -77,7 +76,9 @@ type SlowCallback struct {
 	// microtasks and posts.
 	Created string
 	// Stack is the goroutine stack of the fiber running it, taken at the
-	// report: where it is stuck. Empty in a Done report.
+	// report: where it is stuck, in runtime.Stack's shape without the
+	// arguments. Empty in a Done report, and when the run ended before its
+	// stack was taken (what the stack then showed was later code).
 	Stack string
 	// Hint is what a package built on the loop says of Stack (see
 	// AddWatchdogHint): what blocks, and what to do. Empty in a Done
@@ -128,6 +129,14 @@ func (s SlowCallback) String() string {
 // fiber suspends, parks or ticks); README gives the figures. It also gives
 // Metrics the slowest callback. Its goroutine starts with the first Run and ends with
 // Close; it sleeps while no run is in progress.
+//
+// A report's stack comes from the runtime's goroutine profile, which stops
+// the world twice, briefly, however many goroutines are alive, and is taken
+// while the loop goes on: a run that returns meanwhile is not held up, and
+// its report has no stack. The fibers carry their loop's profiler labels
+// (see FiberContext) for the profile to find them; a fiber whose labels
+// were replaced, by pprof.Do with another context, is found in a dump of
+// all goroutines instead, which stops the world while it prints them.
 func WithWatchdog(threshold time.Duration, report func(SlowCallback)) Option {
 	if threshold <= 0 {
 		panic(fmt.Sprintf("eventloop: WithWatchdog called with a threshold of %v; it must be positive", threshold))
@@ -176,6 +185,7 @@ type watchdog struct {
 	period    time.Duration
 	report    func(SlowCallback)
 	epoch     time.Time
+	loop      string // the label eventloop.loop of the loop's fibers
 
 	state atomic.Uint64
 	recs  [2]runRecord
@@ -290,6 +300,8 @@ func (l *Loop) wdStart() {
 	if !w.started {
 		w.started = true
 		w.epoch = l.epoch
+		l.FiberContext()
+		w.loop = l.mark.loop
 		w.quit = make(chan struct{})
 		w.exited = make(chan struct{})
 		go w.run(l)
@@ -374,9 +386,15 @@ func (w *watchdog) check() {
 		return
 	}
 	r := w.recs[s>>1&1]
-	stack := goroutineStack(r.gid)
-	elapsed := time.Duration(w.now() - start)
 	w.mu.Unlock()
+	// The stack is taken with no lock the loop needs held: the run may end
+	// meanwhile, and the loop go on to the next one. A stack taken after
+	// the run ended shows some later code, so it is left out.
+	stack := fiberStack(w.loop, r.gid)
+	if w.state.Load() != s|1 {
+		stack = ""
+	}
+	elapsed := time.Duration(w.now() - start)
 	w.call(SlowCallback{
 		ID: r.id, Type: r.typ, Kind: r.kindString(), Fiber: r.fiber, Elapsed: elapsed,
 		Created: formatFrames(r.created), Stack: stack, Hint: watchdogHint(stack),
@@ -441,48 +459,6 @@ func (w *watchdog) call(s SlowCallback) {
 		}
 	}()
 	w.report(s)
-}
-
-// goid returns the calling goroutine's id, from the first line of its
-// stack ("goroutine 18 [running]:"): a fiber goroutine records it once, so
-// that the watchdog can find its stack among all the others.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
-}
-
-// goroutineStack returns the stack of goroutine gid, cut out of the stacks
-// of all goroutines (the runtime offers no other way to see another
-// goroutine's stack).
-func goroutineStack(gid uint64) string {
-	buf := make([]byte, 64<<10)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) || len(buf) >= 64<<20 {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	prefix := []byte("goroutine " + strconv.FormatUint(gid, 10) + " [")
-	for len(buf) > 0 {
-		block := buf
-		if i := bytes.Index(buf, []byte("\n\n")); i >= 0 {
-			block, buf = buf[:i], buf[i+2:]
-		} else {
-			buf = nil
-		}
-		if bytes.HasPrefix(block, prefix) {
-			return string(block)
-		}
-	}
-	return ""
 }
 
 func formatFrames(pcs []uintptr) string {
