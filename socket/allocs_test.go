@@ -11,6 +11,17 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
+// allocNoise is the most allocations per round that are not the path's:
+// the count is the process's, and its other goroutines (the runtime's, a
+// driver's helper) allocate a few times in a thousand rounds (0.000 to
+// 0.005 a round measured here, with -race and under Wine too), while a
+// path that allocates makes at least one a round, or one in every few.
+const allocNoise = 0.1
+
+// noAllocsPerRound reports whether perRound, a process's allocations per
+// round, says that the path allocated nothing.
+func noAllocsPerRound(perRound float64) bool { return perRound < allocNoise }
+
 // pingPongAllocs has two fibers of l bounce a message rounds times, each
 // side's receive suspending until the other sends, and returns the heap
 // allocations per round of the process, counted after the first rounds
@@ -58,7 +69,7 @@ func TestFiberPathAllocatesNothing(t *testing.T) {
 		check := func(t *testing.T, what string, perRound float64) {
 			t.Helper()
 			t.Logf("%s: %.3f allocations per round trip", what, perRound)
-			if int(perRound) != 0 { // testing.AllocsPerRun's rounding
+			if !noAllocsPerRound(perRound) {
 				t.Errorf("%s: %.3f allocations per round trip, want 0", what, perRound)
 			}
 		}

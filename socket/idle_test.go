@@ -58,8 +58,8 @@ const (
 // measured, not the target: the target is 4 KiB, a fiber on the smallest
 // stack (2 KiB) and under 2 KiB of heap (the fiber's goroutine, its
 // coroutine and the conn), which a fiber suspended in Read keeps only if
-// nothing on its path ever went deeper than that stack holds (see
-// enqueue). The test logs whether the target is met; on this machine it
+// nothing on its path ever went deeper than that stack holds (see read,
+// in io.go, and core's flushIO). The test logs whether the target is met; on this machine it
 // is about 4.0 KiB on stream and 4.0 to 4.2 on epoll.
 //
 // The loop grows some fibers itself: it runs a tick on the callback fiber

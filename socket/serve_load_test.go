@@ -482,7 +482,7 @@ func TestServeAllocatesNothing(t *testing.T) {
 			}
 			perRound := float64(after.Mallocs-before.Mallocs) / (rounds - warm)
 			t.Logf("leaving %d bytes a run: %.3f allocations per round", leave, perRound)
-			if int(perRound) != 0 { // testing.AllocsPerRun's rounding
+			if !noAllocsPerRound(perRound) {
 				t.Errorf("leaving %d bytes a run: %.3f allocations per round, want 0", leave, perRound)
 			}
 		}
