@@ -24,7 +24,8 @@
 // unavailable name is an error that lists the available ones), else the
 // build tag eventloop_<name> (at most one: two stop the build), else the
 // platform's best: epoll on Linux, kqueue on the BSDs and darwin, afd on
-// Windows, netpoll elsewhere.
+// Windows, stream on AIX (netpoll is not built there), netpoll on the
+// other Unix systems (Solaris, illumos); js, wasip1 and plan9 have none.
 // Drivers lists what this build offers, best first.
 //
 // kqueue is offered on Linux too when built with cgo and the tag
