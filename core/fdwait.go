@@ -14,7 +14,11 @@ import (
 // on the loop (package socket, and through it httpserver): what the Go
 // runtime's pollDesc and internal/poll's fdMutex are to package net. The
 // package doc says what it guarantees. Init must be called before any
-// other method; an FD must not be copied after Init.
+// other method; an FD must not be copied after Init. Watch, and an
+// FDWatch's Stop, are for the loop (a fiber or a callback of the FD's
+// loop: Watch panics elsewhere); every other method is safe from any
+// goroutine, and where a fiber's Wait, Lock or Close would suspend, another
+// goroutine's blocks.
 type FD struct {
 	l      *Loop
 	sysfd  int
