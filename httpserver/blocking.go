@@ -18,16 +18,18 @@ import (
 // with the handlers that run on the loop without stopping the loop while
 // it blocks. The standard library's own handlers that block are
 // net/http/pprof's Profile and Trace (they sleep for the seconds asked),
-// http.TimeoutHandler (it waits on a channel for its handler), and any
-// handler that calls net/http's client, database/sql, time.Sleep, or
-// waits on a channel or a sync.Mutex held across I/O:
+// its Index, which serves the named profiles (heap?seconds=N, a delta,
+// waits N seconds), http.TimeoutHandler (it waits on a channel for its
+// handler), and any handler that calls net/http's client, database/sql,
+// time.Sleep, or waits on a channel or a sync.Mutex held across I/O:
 //
+//	mux.Handle("/debug/pprof/", httpserver.Blocking(http.HandlerFunc(pprof.Index)))
 //	mux.Handle("/debug/pprof/profile", httpserver.Blocking(http.HandlerFunc(pprof.Profile)))
 //	mux.Handle("/debug/pprof/trace", httpserver.Blocking(http.HandlerFunc(pprof.Trace)))
 //	mux.Handle("/report", httpserver.Blocking(http.TimeoutHandler(report, 5*time.Second, "too slow")))
 //
-// (pprof's other handlers answer at once and may run on the loop; the
-// package's Example mounts them all.)
+// (pprof's Cmdline and Symbol answer at once and may run on the loop;
+// ExampleBlocking mounts them all.)
 //
 // h may use its ResponseWriter (Header, Write, WriteHeader, Flush,
 // Hijack, and http.ResponseController's deadlines and EnableFullDuplex)

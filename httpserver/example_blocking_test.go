@@ -21,11 +21,12 @@ import (
 func ExampleBlocking() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "hello") })
-	// pprof's index, cmdline, symbol and named profiles answer at once.
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	// pprof's cmdline and symbol answer at once.
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	// The CPU profile and the trace sleep: each on a goroutine of its own.
+	// The CPU profile and the trace sleep, and so does a named profile
+	// asked for a delta (heap?seconds=5): each on a goroutine of its own.
+	mux.Handle("/debug/pprof/", httpserver.Blocking(http.HandlerFunc(pprof.Index)))
 	mux.Handle("/debug/pprof/profile", httpserver.Blocking(http.HandlerFunc(pprof.Profile)))
 	mux.Handle("/debug/pprof/trace", httpserver.Blocking(http.HandlerFunc(pprof.Trace)))
 
