@@ -26,6 +26,12 @@
 // keeps Run going until the server is shut down. The package's examples
 // show both whole.
 //
+// Serve returns http.ErrServerClosed as soon as Shutdown begins, while the
+// requests in flight are still being served, as net/http's does: a
+// program that returns from main (or closes the loop) then drops them,
+// and its clients get EOF. Wait for Shutdown to return instead;
+// Example_shutdown does so on SIGINT.
+//
 //	l.Defer(func(core.CallbackID) {
 //		err := srv.Serve(l, ln) // http.ErrServerClosed after Shutdown or Close
 //		...

@@ -85,7 +85,10 @@ func Serve(l *core.Loop, ln *socket.Listener, handler http.Handler) error {
 //
 // Serve returns when ln fails or is closed: http.ErrServerClosed after
 // Shutdown or Close. Connections still open are served on by the loop
-// meanwhile; Shutdown waits for them.
+// meanwhile; Shutdown waits for them. As with net/http, Serve returns as
+// soon as Shutdown begins: a program that returns from main then drops
+// the requests in flight; it must wait for Shutdown to return
+// (Example_shutdown).
 func (s *Server) Serve(l *core.Loop, ln *socket.Listener) error {
 	return s.serve(l, ln, nil)
 }
@@ -157,7 +160,9 @@ func (s *Server) keepAlives() bool { return !s.noKeep.Load() && !s.inShutdown.Lo
 // progress finish (their responses close their connections), and returns
 // once none is left, or with ctx's error when ctx ends first (the
 // requests still in progress go on; Close ends them). Request contexts
-// are not cancelled by Shutdown.
+// are not cancelled by Shutdown. Serve and ServeTLS return
+// http.ErrServerClosed as soon as it begins: make sure the program does
+// not exit, or close the loop, but waits instead for Shutdown to return.
 //
 // It may be called from any goroutine; from a fiber of one of the
 // server's loops, that fiber suspends while the others run (a handler
