@@ -37,6 +37,9 @@ import (
 //     net/http and fasthttp (bench/httppeers) and ours (the hidden
 //     subcommand httpserve: package httpserver on epoll, one loop, and
 //     one loop per core).
+//   - "Hello, World!" pipelined: the same servers (nbio too, but not in
+//     --quick), each wrk connection sending 16 requests in one write
+//     (TechEmpower's plaintext shape), as many as --hello's tables.
 //   - Static files (--files SIZES, or none): servers that serve
 //     http.FileServer over a temporary directory of files this run
 //     writes, one per size: net/http (httppeers -dir) and ours with one
@@ -67,6 +70,7 @@ import (
 // httpConfig is what one `bench --http` run measures.
 type httpConfig struct {
 	conns         []int   // the "Hello, World!" tables; none without
+	pipeConns     []int   // the "Hello, World!" tables of pipelined requests
 	files         []int64 // the static files' sizes, a table each
 	fileConns     []int   // the connection counts of the file tables
 	proxyConns    []int   // the reverse-proxy tables; none without
@@ -81,14 +85,17 @@ type httpConfig struct {
 	nbio    bool
 	threads int    // wrk's -t
 	driver  string // ours: the driver
+	// pipelineScript is the path of wrk's script for the pipelined
+	// tables, written by the run.
+	pipelineScript string
 	benchRun
 }
 
 var (
-	httpFull = httpConfig{conns: []int{16, 128}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
+	httpFull = httpConfig{conns: []int{16, 128}, pipeConns: []int{128}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
 		proxyConns: []int{16, 128}, tlsConns: []int{16, 128}, tlsCloseConns: []int{16}, nbio: true,
 		threads: 2, benchRun: benchRun{warmup: time.Second, window: 3 * time.Second, reps: 5}}
-	httpQuick = httpConfig{conns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
+	httpQuick = httpConfig{conns: []int{16}, pipeConns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
 		proxyConns: []int{16}, tlsConns: []int{16},
 		threads: 2, benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true}}
 )
@@ -141,7 +148,7 @@ func httpConfigFor(opts httpOptions) (httpConfig, error) {
 		}
 	}
 	if !opts.hello {
-		cfg.conns = nil
+		cfg.conns, cfg.pipeConns = nil, nil
 	}
 	if !opts.proxy {
 		cfg.proxyConns = nil
@@ -196,6 +203,7 @@ func (s httpServer) name() string {
 type httpCell struct {
 	path       string // what wrk GETs
 	conns      int
+	pipeline   int  // requests wrk sends at once on a connection; 0 or 1: one
 	close      bool // wrk sends "Connection: close": a connection per request
 	table, row int  // in HTTPReport.Tables
 }
@@ -316,6 +324,12 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 			return nil, err
 		}
 	}
+	if len(cfg.pipeConns) > 0 {
+		cfg.pipelineScript = filepath.Join(dir, "pipeline.lua")
+		if err := os.WriteFile(cfg.pipelineScript, []byte(pipelineScript(httpPipelineDepth)), 0o644); err != nil {
+			return nil, err
+		}
+	}
 	var cert *benchCert
 	if len(cfg.tlsConns)+len(cfg.tlsCloseConns) > 0 {
 		if cert, err = writeCert(dir); err != nil {
@@ -354,6 +368,9 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 	if peersBin != "" {
 		if len(cfg.conns) > 0 {
 			hello = append(hello, httpPeer(peersBin, httpBaseline, "net/http", modeHello), httpPeer(peersBin, "fasthttp", "fasthttp", modeHello))
+			if cfg.nbio {
+				hello = append(hello, httpPeer(peersBin, "nbio", "nbio (nbhttp)", modeHello))
+			}
 		}
 		if filesDir != "" {
 			files = append(files, httpPeer(peersBin, httpBaseline, "net/http", modeFiles, "-dir", filesDir))
@@ -482,13 +499,14 @@ func httpTables(cfg httpConfig, g httpGroups) ([]HTTPTable, []httpServer) {
 				if t.Close && group[i].noClose != "" {
 					continue
 				}
-				group[i].cells = append(group[i].cells, httpCell{path: "/" + t.File, conns: c, close: t.Close, table: len(tables), row: len(t.Rows)})
+				group[i].cells = append(group[i].cells, httpCell{path: "/" + t.File, conns: c, close: t.Close, pipeline: t.Pipeline, table: len(tables), row: len(t.Rows)})
 				t.Rows = append(t.Rows, HTTPRow{Server: group[i].key, Label: group[i].label})
 			}
 			tables = append(tables, t)
 		}
 	}
 	add(g.hello, cfg.conns, HTTPTable{Mode: modeHello})
+	add(g.hello, cfg.pipeConns, HTTPTable{Mode: modeHello, Pipeline: httpPipelineDepth})
 	for _, n := range cfg.files {
 		add(g.files, cfg.fileConns, HTTPTable{Mode: modeFiles, File: fileName(n), FileBytes: n})
 	}
@@ -547,7 +565,10 @@ func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) ([]HTT
 				smp.Error = "the backend exited during the cell: " + oneLine(s.backend.out.String())
 			}
 			out = append(out, smp)
-			line := fmt.Sprintf("%.0f requests/s, p50 %.3f ms, p99 %.3f ms", smp.Rate, smp.P50ms, smp.P99ms)
+			line := fmt.Sprintf("%.0f requests/s", smp.Rate)
+			if smp.P99ms > 0 {
+				line += fmt.Sprintf(", p50 %.3f ms, p99 %.3f ms", smp.P50ms, smp.P99ms)
+			}
 			if smp.Error != "" {
 				line = "FAILED: " + oneLine(smp.Error)
 			} else {
@@ -577,8 +598,8 @@ func measureHTTPServer(cfg httpConfig, wrk string, s httpServer, rep int) ([]HTT
 }
 
 // wrkArgs is wrk's command line for a run of d on url, with Connection:
-// close on each request if close.
-func wrkArgs(threads, conns int, d time.Duration, latency, close bool, url string) []string {
+// close on each request if close, and script (wrk's -s) if not "".
+func wrkArgs(threads, conns int, d time.Duration, latency, close bool, script, url string) []string {
 	args := []string{"-t" + strconv.Itoa(min(threads, conns)), "-c" + strconv.Itoa(conns), "-d" + wrkDuration(d), "--timeout", "5s"}
 	if latency {
 		args = append(args, "--latency")
@@ -586,7 +607,27 @@ func wrkArgs(threads, conns int, d time.Duration, latency, close bool, url strin
 	if close {
 		args = append(args, "-H", "Connection: close")
 	}
+	if script != "" {
+		args = append(args, "-s", script)
+	}
 	return append(args, url)
+}
+
+// httpPipelineDepth is how many requests a connection of the pipelined
+// tables sends at once: TechEmpower's plaintext test sends 16.
+const httpPipelineDepth = 16
+
+// pipelineScript is wrk's script that sends depth requests in each write
+// (wrk's own pipeline.lua, with the request it was given): wrk counts
+// each response.
+func pipelineScript(depth int) string {
+	return fmt.Sprintf(`init = function(args)
+  local r = {}
+  for i = 1, %d do r[i] = wrk.format() end
+  req = table.concat(r)
+end
+request = function() return req end
+`, depth)
 }
 
 // runHTTPCell warms srv up with wrk GETting the cell's path (over https
@@ -602,7 +643,11 @@ func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, tls bool, cell httpC
 	run := func(d time.Duration, latency bool) (wrkSummary, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), d+20*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, wrk, wrkArgs(cfg.threads, cell.conns, d, latency, cell.close, url)...)
+		script := ""
+		if cell.pipeline > 1 {
+			script = cfg.pipelineScript
+		}
+		cmd := exec.CommandContext(ctx, wrk, wrkArgs(cfg.threads, cell.conns, d, latency, cell.close, script, url)...)
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stdout
 		if err := startChild(cmd, cfg.started); err != nil {
@@ -619,14 +664,21 @@ func runHTTPCell(cfg httpConfig, wrk string, srv *httpProc, tls bool, cell httpC
 	}
 	ticks0, cerr0 := procCPUTicks(srv.cmd.Process.Pid)
 	a0, aerr0 := srv.allocs()
-	w, err := run(cfg.window, true)
+	// wrk's latency distribution is not kept per response when it
+	// pipelines (it prints 0 for the 75th percentile and above): the
+	// pipelined rows have none.
+	latency := cell.pipeline <= 1
+	w, err := run(cfg.window, latency)
 	ticks1, cerr1 := procCPUTicks(srv.cmd.Process.Pid)
 	a1, aerr1 := srv.allocs()
 	if err != nil {
 		smp.Error = err.Error()
 		return smp
 	}
-	smp.Requests, smp.Seconds, smp.Rate, smp.P50ms, smp.P99ms = w.requests, w.seconds, w.rate, w.p50ms, w.p99ms
+	smp.Requests, smp.Seconds, smp.Rate = w.requests, w.seconds, w.rate
+	if latency {
+		smp.P50ms, smp.P99ms = w.p50ms, w.p99ms
+	}
 	if w.socketErrors != 0 || w.non2xx != 0 {
 		smp.Error = fmt.Sprintf("wrk saw %d socket errors and %d responses not 2xx or 3xx", w.socketErrors, w.non2xx)
 		if w.socketErrors != 0 {

@@ -21,6 +21,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -72,10 +74,16 @@ func TestHTTPBenchTiny(t *testing.T) {
 	var pids []int
 	var progress bytes.Buffer
 	// against: another build's servers, here the same one.
-	cfg := httpConfig{conns: []int{4}, threads: 2, benchRun: tinyRun(self, self, &progress, &pids)}
-	rep := tinyHTTPBench(t, cfg, 1)
-	if len(rep.Tables[0].Rows) != 4 {
+	cfg := httpConfig{conns: []int{4}, pipeConns: []int{4}, threads: 2, benchRun: tinyRun(self, self, &progress, &pids)}
+	rep := tinyHTTPBench(t, cfg, 2)
+	if len(rep.Tables[0].Rows) != 4 || len(rep.Tables[1].Rows) != 4 || rep.Tables[1].Pipeline != httpPipelineDepth {
 		t.Fatalf("tables: %+v", rep.Tables)
+	}
+	for _, row := range rep.Tables[1].Rows {
+		// wrk keeps no latencies when it pipelines.
+		if row.Rate <= 0 || row.P50ms != nil || row.P99ms != nil || row.CPUus == nil || row.Allocs == nil || *row.Allocs <= 0 {
+			t.Errorf("pipelined row %+v", row)
+		}
 	}
 	for _, row := range rep.Tables[0].Rows {
 		if row.Rate <= 0 || row.P50ms == nil || row.P99ms == nil || *row.P99ms < *row.P50ms || row.CPUus == nil ||
@@ -87,9 +95,9 @@ func TestHTTPBenchTiny(t *testing.T) {
 		}
 	}
 	// Four servers (ours and against, 1 loop and one per core), each with
-	// a warm-up and a measured wrk.
-	if len(pids) != 12 {
-		t.Errorf("processes started: %v, want 4 servers and 8 wrk runs", pids)
+	// a warm-up and a measured wrk per table.
+	if len(pids) != 20 {
+		t.Errorf("processes started: %v, want 4 servers and 16 wrk runs", pids)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
@@ -101,7 +109,7 @@ func TestHTTPBenchTiny(t *testing.T) {
 	}
 	var md bytes.Buffer
 	writeHTTPMarkdown(&md, rep)
-	for _, want := range []string{"### \"Hello, World!\", 4 connections\n", "| ours, default driver, 1 loop | ", " loops | ", "| against, default driver, 1 loop | "} {
+	for _, want := range []string{"### \"Hello, World!\", 4 connections\n", "### \"Hello, World!\", pipelined 16 deep, 4 connections\n", "| ours, default driver, 1 loop | ", " loops | ", "| against, default driver, 1 loop | "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -357,7 +365,7 @@ func TestHTTPConfigFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(cfg.conns, []int{16, 128}) || len(cfg.files) != 3 || !slices.Equal(cfg.proxyConns, []int{16, 128}) ||
+	if !slices.Equal(cfg.conns, []int{16, 128}) || !slices.Equal(cfg.pipeConns, []int{128}) || len(cfg.files) != 3 || !slices.Equal(cfg.proxyConns, []int{16, 128}) ||
 		!slices.Equal(cfg.tlsConns, []int{16, 128}) || !slices.Equal(cfg.tlsCloseConns, []int{16}) || cfg.quick || !cfg.peers || !cfg.nbio {
 		t.Errorf("full: %+v", cfg)
 	}
@@ -366,7 +374,7 @@ func TestHTTPConfigFor(t *testing.T) {
 	if cfg, err = httpConfigFor(quick); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(cfg.conns, []int{16}) || len(cfg.files) != 1 || !slices.Equal(cfg.proxyConns, []int{16}) ||
+	if !slices.Equal(cfg.conns, []int{16}) || !slices.Equal(cfg.pipeConns, []int{16}) || len(cfg.files) != 1 || !slices.Equal(cfg.proxyConns, []int{16}) ||
 		!slices.Equal(cfg.tlsConns, []int{16}) || cfg.tlsCloseConns != nil || !cfg.quick || cfg.nbio {
 		t.Errorf("quick: %+v", cfg)
 	}
@@ -381,7 +389,7 @@ func TestHTTPConfigFor(t *testing.T) {
 		t.Errorf("--tls=false: %+v, %v", cfg, err)
 	}
 	onlyTLS := httpOptions{tls: true, files: "none"}
-	if cfg, err = httpConfigFor(onlyTLS); err != nil || cfg.conns != nil || cfg.files != nil || cfg.proxyConns != nil || cfg.tlsConns == nil {
+	if cfg, err = httpConfigFor(onlyTLS); err != nil || cfg.conns != nil || cfg.pipeConns != nil || cfg.files != nil || cfg.proxyConns != nil || cfg.tlsConns == nil {
 		t.Errorf("HTTPS alone: %+v, %v", cfg, err)
 	}
 	if _, err := httpConfigFor(httpOptions{files: "none"}); err == nil || !strings.Contains(err.Error(), "no table left") {
@@ -411,7 +419,7 @@ func TestHTTPTables(t *testing.T) {
 	srv := func(key string) httpServer { return httpServer{benchServer: benchServer{key: key, label: key}} }
 	nbio := srv("nbio-tls")
 	nbio.noClose = "no"
-	cfg := httpConfig{conns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
+	cfg := httpConfig{conns: []int{16}, pipeConns: []int{128}, files: []int64{1 << 10}, fileConns: []int{16},
 		proxyConns: []int{16, 128}, tlsConns: []int{16, 128}, tlsCloseConns: []int{16}}
 	tables, servers := httpTables(cfg, httpGroups{
 		hello: []httpServer{srv("nethttp"), srv("ours")},
@@ -422,17 +430,18 @@ func TestHTTPTables(t *testing.T) {
 		mode     string
 		conns    int
 		close    bool
+		pipeline int
 		baseline string
 		rows     int
 	}
 	var got []tab
 	for _, tb := range tables {
-		got = append(got, tab{tb.Mode, tb.Conns, tb.Close, tb.Baseline, len(tb.Rows)})
+		got = append(got, tab{tb.Mode, tb.Conns, tb.Close, tb.Pipeline, tb.Baseline, len(tb.Rows)})
 	}
 	want := []tab{
-		{modeHello, 16, false, "nethttp", 2},
-		{modeProxy, 16, false, "nethttp-proxy", 2}, {modeProxy, 128, false, "nethttp-proxy", 2},
-		{modeTLS, 16, false, "nethttp-tls", 3}, {modeTLS, 128, false, "nethttp-tls", 3}, {modeTLS, 16, true, "nethttp-tls", 2}, // nbio: noClose
+		{modeHello, 16, false, 0, "nethttp", 2}, {modeHello, 128, false, httpPipelineDepth, "nethttp", 2},
+		{modeProxy, 16, false, 0, "nethttp-proxy", 2}, {modeProxy, 128, false, 0, "nethttp-proxy", 2},
+		{modeTLS, 16, false, 0, "nethttp-tls", 3}, {modeTLS, 128, false, 0, "nethttp-tls", 3}, {modeTLS, 16, true, 0, "nethttp-tls", 2}, // nbio: noClose
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("tables %+v\nwant %+v", got, want)
@@ -441,9 +450,12 @@ func TestHTTPTables(t *testing.T) {
 		t.Fatalf("servers: %+v", servers)
 	}
 	ours := servers[6]
-	wantCells := []httpCell{{path: "/", conns: 16, table: 3, row: 2}, {path: "/", conns: 128, table: 4, row: 2}, {path: "/", conns: 16, close: true, table: 5, row: 1}}
+	wantCells := []httpCell{{path: "/", conns: 16, table: 4, row: 2}, {path: "/", conns: 128, table: 5, row: 2}, {path: "/", conns: 16, close: true, table: 6, row: 1}}
 	if ours.key != "ours-tls" || !slices.Equal(ours.cells, wantCells) {
 		t.Errorf("%s: cells %+v, want %+v", ours.key, ours.cells, wantCells)
+	}
+	if c := servers[1].cells; len(c) != 2 || c[1] != (httpCell{path: "/", conns: 128, pipeline: httpPipelineDepth, table: 1, row: 1}) {
+		t.Errorf("ours, hello: cells %+v, want the pipelined table's second", c)
 	}
 	if len(servers[5].cells) != 2 {
 		t.Errorf("nbio: cells %+v, want the keep-alive tables' alone", servers[5].cells)
@@ -515,14 +527,16 @@ func TestHTTPModeArgv(t *testing.T) {
 		conns   int
 		latency bool
 		close   bool
+		script  string
 		url     string
 		want    string
 	}{
-		{16, false, false, "https://h/", "-t2 -c16 -d2s --timeout 5s https://h/"},
-		{16, true, true, "https://h/", "-t2 -c16 -d2s --timeout 5s --latency -H Connection: close https://h/"},
-		{1, false, true, "http://h/", "-t1 -c1 -d2s --timeout 5s -H Connection: close http://h/"},
+		{16, false, false, "", "https://h/", "-t2 -c16 -d2s --timeout 5s https://h/"},
+		{16, true, true, "", "https://h/", "-t2 -c16 -d2s --timeout 5s --latency -H Connection: close https://h/"},
+		{1, false, true, "", "http://h/", "-t1 -c1 -d2s --timeout 5s -H Connection: close http://h/"},
+		{128, true, false, "/d/p.lua", "http://h/", "-t2 -c128 -d2s --timeout 5s --latency -s /d/p.lua http://h/"},
 	} {
-		args := wrkArgs(2, c.conns, 1500*time.Millisecond, c.latency, c.close, c.url)
+		args := wrkArgs(2, c.conns, 1500*time.Millisecond, c.latency, c.close, c.script, c.url)
 		if got := strings.Join(args, " "); got != c.want {
 			t.Errorf("wrk %s", got)
 		}
@@ -723,5 +737,72 @@ func nothingLeft(t *testing.T, pids []int, g0 int, tmpDir string) {
 	}
 	if left, _ := os.ReadDir(tmpDir); len(left) > 0 {
 		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+// The pipelined tables' script makes wrk send httpPipelineDepth requests
+// in one write, and count each response: a server of this test counts
+// the requests each read brings and answers them all.
+func TestPipelineScript(t *testing.T) {
+	watchdog(t, time.Minute)
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Fatalf("wrk is not installed (ci/install-http-tools.sh): %v", err)
+	}
+	script := filepath.Join(t.TempDir(), "pipeline.lua")
+	if err := os.WriteFile(script, []byte(pipelineScript(httpPipelineDepth)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most, answered atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer ln.Close()
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				const resp = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+				buf := make([]byte, 64<<10)
+				var pending []byte
+				for {
+					n, err := c.Read(buf)
+					if err != nil {
+						return
+					}
+					pending = append(pending, buf[:n]...)
+					k := bytes.Count(pending, []byte("\r\n\r\n"))
+					if int64(k) > most.Load() {
+						most.Store(int64(k))
+					}
+					pending = pending[bytes.LastIndex(pending, []byte("\r\n\r\n"))+4:]
+					if _, err := c.Write(bytes.Repeat([]byte(resp), k)); err != nil {
+						return
+					}
+					answered.Add(int64(k))
+				}
+			})
+		}
+	})
+	out, err := exec.Command(wrk, wrkArgs(1, 1, time.Second, false, false, script, "http://"+ln.Addr().String()+"/")...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("wrk: %v: %s", err, out)
+	}
+	w, err := parseWrkSummary(string(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most.Load() != httpPipelineDepth {
+		t.Errorf("at most %d requests came in one read, want %d", most.Load(), httpPipelineDepth)
+	}
+	if w.requests < httpPipelineDepth || w.requests > answered.Load() {
+		t.Errorf("wrk counted %d requests; the server answered %d", w.requests, answered.Load())
 	}
 }

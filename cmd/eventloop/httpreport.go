@@ -50,6 +50,7 @@ type HTTPTable struct {
 	Mode      string
 	Conns     int
 	Close     bool   `json:",omitempty"`
+	Pipeline  int    `json:",omitempty"` // requests sent at once on a connection
 	File      string `json:",omitempty"`
 	FileBytes int64  `json:",omitempty"`
 	Baseline  string // the key of the row the ratios are to (net/http's)
@@ -89,11 +90,20 @@ func summarizeHTTP(t *HTTPTable, baseline string) {
 		r := &t.Rows[i]
 		var m []*float64
 		r.Rate, r.Ratio, m = medians(r.Samples, base,
-			func(s HTTPSample) *float64 { return &s.P50ms }, func(s HTTPSample) *float64 { return &s.P99ms },
+			func(s HTTPSample) *float64 { return latency(s, &s.P50ms) }, func(s HTTPSample) *float64 { return latency(s, &s.P99ms) },
 			func(s HTTPSample) *float64 { return s.CPUus }, func(s HTTPSample) *float64 { return s.Allocs },
 			func(s HTTPSample) *float64 { return s.AllocBytes })
 		r.P50ms, r.P99ms, r.CPUus, r.Allocs, r.AllocBytes = m[0], m[1], m[2], m[3], m[4]
 	}
+}
+
+// latency is p, a latency of s, or nil if s has none (the pipelined
+// tables: wrk keeps no distribution there).
+func latency(s HTTPSample, p *float64) *float64 {
+	if s.P99ms == 0 {
+		return nil
+	}
+	return p
 }
 
 // writeHTTPMarkdown is apart from writeNetMarkdown on purpose: the two
@@ -138,6 +148,9 @@ func writeHTTPMarkdown(w io.Writer, rep *HTTPReport) {
 		fmt.Fprintf(w, "; load average %s at the start, %s at the end", rep.Load, rep.LoadAfter)
 	}
 	fmt.Fprintln(w, ". The ratios are to the net/http row of each table, repetition by repetition.")
+	if slices.ContainsFunc(rep.Tables, func(t HTTPTable) bool { return t.Pipeline > 1 }) {
+		fmt.Fprintln(w, "\nPipelined: each wrk connection sends its requests that many at a time, in one write (wrk's pipeline.lua; TechEmpower's plaintext test sends 16), and wrk counts every response.")
+	}
 	if len(files) > 0 {
 		fmt.Fprintln(w, "\nStatic files: the servers serve http.FileServer over a directory of files that the run writes, one per size, and wrk GETs one of them over keep-alive connections per table; MiB/s counts the files' bytes alone.")
 	}
@@ -201,6 +214,9 @@ func httpTableTitle(t HTTPTable) string {
 			return fmt.Sprintf("HTTPS, a handshake per request, %d connections", t.Conns)
 		}
 		return fmt.Sprintf("HTTPS keep-alive, %d connections", t.Conns)
+	}
+	if t.Pipeline > 1 {
+		return fmt.Sprintf("%q, pipelined %d deep, %d connections", "Hello, World!", t.Pipeline, t.Conns)
 	}
 	return fmt.Sprintf("%q, %d connections", "Hello, World!", t.Conns)
 }
