@@ -71,7 +71,13 @@ var (
 )
 
 func (w *response) reset(req *http.Request) {
-	clear(w.handlerHeader)
+	if len(w.handlerHeader) > 0 {
+		clear(w.handlerHeader)
+	}
+	var conn []string
+	if len(req.Header) > 0 {
+		conn = req.Header["Connection"]
+	}
 	*w = response{
 		c:             w.c,
 		req:           req,
@@ -82,9 +88,8 @@ func (w *response) reset(req *http.Request) {
 		isHEAD:        req.Method == "HEAD",
 		is11:          req.ProtoAtLeast(1, 1),
 		// Taken before the handler can change the request's header.
-		wants10KeepAlive: req.ProtoMajor == 1 && req.ProtoMinor == 0 &&
-			hasToken(req.Header["Connection"], "keep-alive"),
-		wantsClose: req.Close || hasToken(req.Header["Connection"], "close"),
+		wants10KeepAlive: req.ProtoMajor == 1 && req.ProtoMinor == 0 && hasToken(conn, "keep-alive"),
+		wantsClose:       req.Close || hasToken(conn, "close"),
 	}
 }
 
@@ -130,6 +135,13 @@ func (w *response) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
+	bw := c.writer()
+	w.wireMark = c.cw.n
+	if len(h) == 0 {
+		// Nothing to look up nor write: seven map lookups fewer.
+		writeStatusLine(bw, w.is11, code)
+		return
+	}
 	if cl := first(h["Content-Length"]); cl != "" {
 		if v, err := strconv.ParseInt(cl, 10, 64); err == nil && v >= 0 {
 			w.contentLength = v
@@ -154,8 +166,6 @@ func (w *response) WriteHeader(code int) {
 	if code == http.StatusNotModified {
 		excl |= exclType
 	}
-	bw := c.writer()
-	w.wireMark = c.cw.n
 	writeStatusLine(bw, w.is11, code)
 	if c.writeHeaderLines(bw, h, excl) {
 		w.trailers = true

@@ -69,10 +69,10 @@
 // ratio to net/http in the same repetition, wrk's p50 and p99 latency,
 // and the server's CPU time, allocations and allocated bytes per
 // request (the server process reports its allocations at the window's
-// ends), with the machine's load average; then the same servers (and
-// lesismal/nbio's nbhttp) at 128 connections, each sending 16 requests
-// in one write, as TechEmpower's plaintext test does (wrk keeps no
-// latencies then). --quick is a smoke run of a few seconds at 16
+// ends), with the machine's load average; then the same servers at 128
+// connections, each sending 16 requests in one write, as TechEmpower's
+// plaintext test does (wrk keeps no latencies then). The full run adds
+// lesismal/nbio's nbhttp to these tables. --quick is a smoke run of a few seconds at 16
 // connections that asserts no speed.
 //
 // bench --http also measures static files: net/http and ours (one loop)
