@@ -125,11 +125,11 @@ const (
 
 type runState struct {
 	mode        runMode
-	entered     atomic.Bool // a Run, Suspend from main or Close is in progress
-	stopped     atomic.Bool // Stop: set from any goroutine, read by the tick
-	untilRun    atomic.Bool // the run in progress was made by RunUntil
-	runEnds     runEnds     // wakes goroutines waiting in RunUntil (rununtil.go)
-	runGen      uint64      // runs so far: a RunUntil's stop is for its own run only
+	entered     atomic.Bool  // a Run, Suspend from main or Close is in progress
+	stopped     atomic.Bool  // Stop: set from any goroutine, read by the tick
+	untilRun    atomic.Int32 // RunUntil calls claiming or holding the loop: a run of theirs may be in progress
+	runEnds     runEnds      // wakes goroutines waiting in RunUntil (rununtil.go)
+	runGen      uint64       // runs so far: a RunUntil's stop is for its own run only
 	intr        interrupt
 	idle        bool // the tick ran nothing: the next one may block
 	retiring    bool // the loop fiber asks the idle callback fiber to go to the pool

@@ -32,11 +32,13 @@ func (l *Loop) RunUntil(done <-chan struct{}) error {
 		}
 		ended := l.runEnds.wait()
 		// untilRun goes up before the claim, so that a Close that finds
-		// the loop claimed never misses that RunUntil holds it.
-		l.untilRun.Store(true)
+		// the loop claimed never misses that RunUntil holds it. It counts
+		// claims: a goroutine whose claim fails takes back its own, not
+		// the one of the goroutine whose run holds the loop.
+		l.untilRun.Add(1)
 		if l.entered.CompareAndSwap(false, true) {
 			err := l.runEntered(done)
-			l.untilRun.Store(false)
+			l.untilRun.Add(-1)
 			if err != nil {
 				return err
 			}
@@ -50,7 +52,7 @@ func (l *Loop) RunUntil(done <-chan struct{}) error {
 			}
 			return fmt.Errorf("%w: RunUntil: the loop ran out of referenced callbacks before done was closed", ErrDeadlock)
 		}
-		l.untilRun.Store(false)
+		l.untilRun.Add(-1)
 		select {
 		case <-done:
 			return nil
@@ -66,7 +68,7 @@ func (l *Loop) RunUntil(done <-chan struct{}) error {
 // when it ends. It reports false when the loop runs otherwise (Run, or the
 // caller is a fiber).
 func (l *Loop) takeFromRunUntil() bool {
-	if !l.untilRun.Load() || l.InFiber() {
+	if l.untilRun.Load() == 0 || l.InFiber() {
 		return false
 	}
 	l.closedFlag.Store(true)
@@ -75,7 +77,7 @@ func (l *Loop) takeFromRunUntil() bool {
 		if l.entered.CompareAndSwap(false, true) {
 			return true
 		}
-		if !l.untilRun.Load() {
+		if l.untilRun.Load() == 0 {
 			// An owner's Run got in between: it is not ours to stop.
 			l.closedFlag.Store(false)
 			return false

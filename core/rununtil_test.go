@@ -98,6 +98,39 @@ func TestCloseTakesTheLoopFromRunUntil(t *testing.T) {
 	}
 }
 
+// Close takes the loop from a RunUntil run while other goroutines wait in
+// RunUntil for it: a waiter's failed claim must not hide the run that
+// holds the loop (each goroutine blocked in a socket or fiber call waits
+// so).
+func TestCloseTakesTheLoopFromRunUntilAmongWaiters(t *testing.T) {
+	l := core.New(newTimerDriver())
+	l.Repeat(time.Hour, func(core.CallbackID) {})
+	started := make(chan struct{})
+	l.Defer(func(core.CallbackID) { close(started) })
+	const waiters = 3
+	res := make(chan error, 1+waiters)
+	go func() { res <- l.RunUntil(make(chan struct{})) }()
+	<-started
+	for range waiters {
+		go func() { res <- l.RunUntil(make(chan struct{})) }()
+	}
+	// Each waiter has tried to claim the loop and now waits for the run
+	// to end.
+	waits := regexp.MustCompile(`\[select[^\]]*\]:\n[^\n]*core\.\(\*Loop\)\.RunUntil\(`)
+	buf := make([]byte, 1<<20)
+	for len(waits.FindAllIndex(buf[:runtime.Stack(buf, true)], -1)) < waiters {
+		time.Sleep(time.Millisecond)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close while a goroutine runs the loop in RunUntil and %d wait: %v", waiters, err)
+	}
+	for range 1 + waiters {
+		if err := <-res; !errors.Is(err, core.ErrLoopClosed) {
+			t.Fatalf("RunUntil after Close: %v, want ErrLoopClosed", err)
+		}
+	}
+}
+
 // A goroutine waiting in RunUntil while another goroutine's run goes on
 // takes the loop over when that run ends, its own done still open: the
 // end of the run is what wakes it (nothing else is left to close its done
