@@ -1,0 +1,98 @@
+package fiber
+
+import (
+	"context"
+	"testing"
+
+	"github.com/revoltgo/eventloop"
+	"github.com/revoltgo/eventloop/core"
+)
+
+// benchIn runs fn(b) in a fiber of a fresh loop on the default driver.
+func benchIn(b *testing.B, fn func(l *core.Loop)) {
+	l, err := eventloop.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	l.Defer(func(core.CallbackID) { fn(l) })
+	if err := l.Run(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// The yardstick: a fiber suspends and a microtask resumes it.
+func BenchmarkSuspensionCycle(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		s := l.Suspension()
+		resume := func() { s.Resume(nil) }
+		b.ReportAllocs()
+		for b.Loop() {
+			l.Queue(resume)
+			_, _ = s.Suspend()
+		}
+	})
+}
+
+// A fiber awaits a future that another fiber completes: the waiter
+// suspends and is resumed once.
+func BenchmarkFutureAwait(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			f := Go(l, func() (int, error) { return 1, nil })
+			_, _ = f.Await(ctx)
+		}
+	})
+}
+
+// A Send and a Recv each way between two fibers (unbuffered queues):
+// each fiber suspends once a round.
+func BenchmarkQueuePingPong(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		ping, pong := NewQueue[int](l, 0), NewQueue[int](l, 0)
+		ctx := context.Background()
+		l.Queue(func() {
+			for {
+				v, err := ping.Recv(ctx)
+				if err != nil {
+					return
+				}
+				_ = pong.Send(ctx, v)
+			}
+		})
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = ping.Send(ctx, 1)
+			_, _ = pong.Recv(ctx)
+		}
+		ping.Close()
+	})
+}
+
+// A Send then a Recv on a buffered queue in one fiber: no suspension.
+func BenchmarkQueueBuffered(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		q := NewQueue[int](l, 64)
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = q.Send(ctx, 1)
+			_, _ = q.Recv(ctx)
+		}
+	})
+}
+
+// Lock and Unlock with nobody else.
+func BenchmarkMutexUncontended(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		m := NewMutex(l)
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = m.Lock(ctx)
+			m.Unlock()
+		}
+	})
+}
