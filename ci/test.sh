@@ -216,6 +216,17 @@ if have_libkqueue; then
 else
 	cell "httpclient driver=kqueue: libkqueue missing" false
 fi
+# Package fiber likewise: its primitives from fibers and from goroutines,
+# every case on every driver, each driver named; kqueue alone in a second
+# cell.
+cell "fiber -race (every driver)" passes 'TestCloseUnwindsWaits/epoll' passes 'TestCloseUnwindsWaits/netpoll' \
+	passes 'TestCloseUnwindsWaits/stream' go test -race -count=1 -v ./fiber/
+if have_libkqueue; then
+	cell "fiber -race driver=kqueue (libkqueue)" passes 'TestCloseUnwindsWaits/kqueue' \
+		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./fiber/
+else
+	cell "fiber driver=kqueue: libkqueue missing" false
+fi
 # The interop module (a go.mod of its own, so that the WebSocket libraries
 # stay out of the library's): gorilla/websocket and coder/websocket on
 # httpserver against their own clients, and the traps of fibers, every case
@@ -231,7 +242,7 @@ if have_libkqueue; then
 else
 	cell "interop driver=kqueue: libkqueue missing" false
 fi
-# Packages socket and httpserver, and the interop module, on windows/amd64
+# Packages socket, httpserver and fiber, and the interop module, on windows/amd64
 # under Wine with -race (have_wine and on_wine above; the Windows block
 # below reports what is missing): every case on every Windows driver, each
 # named so that none can vanish.
@@ -243,6 +254,8 @@ if have_wine; then
 		passes 'TestWatchSeesClientGo/stream' on_wine go test -race -count=1 -v -exec "$wine" ./httpserver/
 	cell "wine: interop -race (every driver)" passes 'TestEcho/afd' passes 'TestEcho/stream' \
 		on_wine go -C interop test -race -count=1 -v -exec "$wine" ./...
+	cell "wine: fiber -race (every driver)" passes 'TestCloseUnwindsWaits/afd' \
+		passes 'TestCloseUnwindsWaits/stream' on_wine go test -race -count=1 -v -exec "$wine" ./fiber/
 fi
 # A short fuzz of the loop against its reference model (a count, not a
 # time: a time limit can end in a spurious "context deadline exceeded" from
@@ -286,7 +299,7 @@ cell "smoke: wsbench -quick" go -C bench run ./wsbench -quick
 # server completes socket polls when it gets round to it, and a loaded
 # machine shows in the timing cases.
 if have_wine; then
-	win_rest=$(GOOS=windows go list ./... | grep -v -x -e '.*/drivers/afd' -e '.*/drivers/stream' -e '.*/socket' -e '.*/httpserver')
+	win_rest=$(GOOS=windows go list ./... | grep -v -x -e '.*/drivers/afd' -e '.*/drivers/stream' -e '.*/socket' -e '.*/httpserver' -e '.*/fiber')
 	for d in afd stream; do
 		cell "wine: conformance -race driver=$d" at_least 100 \
 			on_wine go test -race -count=1 -v -exec "$wine" ./drivers/$d/
