@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/revoltgo/eventloop/core"
 )
@@ -14,9 +13,11 @@ import (
 // the loop, so a goroutine's call is the fiber's call made for it: one
 // set of rules, and the fiber path stays free of locks.
 //
-// While op runs, a referenced timer keeps the loop's Run going, as a
-// goroutine's wait on an FD does: another goroutine may still be about to
-// send. If nobody runs the loop, RunUntil runs it here. A panic of op (a
+// While op waits, the loop's Run goes on, as for a goroutine's wait on an
+// FD (another goroutine may still be about to send): op's context is one
+// that can end, as it must be for an uncaught error to end op, and such a
+// wait holds the loop (wait). If nobody runs the loop, RunUntil runs it
+// here. A panic of op (a
 // misuse) is raised again in the calling goroutine. An uncaught error of
 // another callback that ends the run made here cancels op; if op was
 // done anyway, the error is posted back to the loop as a panic, which
@@ -31,9 +32,7 @@ func blocking(l *core.Loop, ctx context.Context, what string, op func(ctx contex
 		pv       any
 	)
 	posted := l.Post(func() {
-		hold := l.Repeat(time.Hour, func(core.CallbackID) {})
 		defer func() {
-			l.Cancel(hold)
 			if r := recover(); r != nil {
 				panicked, pv = true, r
 			}

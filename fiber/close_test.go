@@ -86,14 +86,18 @@ func TestCloseUnwindsWaits(t *testing.T) {
 	})
 }
 
-// onLoopTrue runs cond on l, which another goroutine runs, and returns
-// what it said.
+// onLoopTrue runs cond on l and returns what it said; it runs l itself
+// if nobody else does (RunUntil).
 func onLoopTrue(l *core.Loop, cond func() bool) bool {
-	ch := make(chan bool, 1)
-	if l.Post(func() { ch <- cond() }) != nil {
+	done := make(chan struct{})
+	var ok bool
+	if l.Post(func() { ok = cond(); close(done) }) != nil {
 		return false
 	}
-	return <-ch
+	if l.RunUntil(done) != nil {
+		return false
+	}
+	return ok
 }
 
 func errString(err error) string {

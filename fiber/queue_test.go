@@ -173,3 +173,58 @@ func TestQueueMisuse(t *testing.T) {
 		mustPanic(t, "fiber: NewQueue called with a negative capacity -1", func() { NewQueue[int](l, -1) })
 	})
 }
+
+// A goroutine's wait keeps the loop's Run going, as a goroutine's wait on
+// an FD does: the goroutine that runs the loop for its own Recv does not
+// give up for want of callbacks while another goroutine may still send.
+func TestGoroutineWaitKeepsLoopRunning(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		q := NewQueue[int](l, 0)
+		type result struct {
+			v   int
+			err error
+		}
+		got := make(chan result, 1)
+		go func() {
+			v, err := q.Recv(context.Background()) // runs the loop itself
+			got <- result{v, err}
+		}()
+		// Its wait in place, the loop, with nothing else to do, goes on:
+		// it blocks in its driver (Idle grows) instead of ending the run.
+		var idle time.Duration
+		for placed := false; !placed || l.Metrics().Idle == idle; time.Sleep(time.Millisecond) {
+			select {
+			case r := <-got:
+				t.Fatalf("the goroutine's Recv returned %d, %v with nothing sent: its run ended", r.v, r.err)
+			default:
+			}
+			if !placed && onLoopTrue(l, func() bool { return waiting(&q.recvq) == 1 }) {
+				placed, idle = true, l.Metrics().Idle
+			}
+		}
+		if err := q.Send(context.Background(), 5); err != nil {
+			t.Errorf("Send = %v", err)
+		}
+		if r := <-got; r.v != 5 || r.err != nil {
+			t.Errorf("the waiting goroutine's Recv = %d, %v; want 5, nil", r.v, r.err)
+		}
+	})
+}
+
+// A panic in another callback that ends the run a goroutine's call made
+// (no error handler) reaches that goroutine: its call is withdrawn and
+// returns the *core.UncaughtError, so that the panic is not lost.
+func TestGoroutineCallGetsUncaughtPanic(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		q := NewQueue[int](l, 0)
+		l.Defer(func(core.CallbackID) { panic("elsewhere") })
+		_, err := q.Recv(context.Background())
+		var ue *core.UncaughtError
+		if !errors.As(err, &ue) || ue.Value != "elsewhere" {
+			t.Errorf("Recv = %v; want the *core.UncaughtError of the panic elsewhere", err)
+		}
+		if n := 0; !onLoopTrue(l, func() bool { n = waiting(&q.recvq); return n == 0 }) {
+			t.Errorf("the withdrawn Recv left %d waiters", n)
+		}
+	})
+}

@@ -36,15 +36,20 @@ func TestSemaphoreFIFO(t *testing.T) {
 			if s.TryAcquire(1) {
 				t.Errorf("TryAcquire(1) passed the waiters (1 unit free)")
 			}
-			log = append(log, "release 2")
-			s.Release(2)
+			log = append(log, "release 1")
+			s.Release(1) // 2 free: not enough for the front, so no one
+			if n := waiting(&s.waiters); n != 2 {
+				t.Errorf("%d waiting after the first Release; want 2 (the 1 behind the 3 waits its turn)", n)
+			}
+			log = append(log, "release 1")
+			s.Release(1)
 			_ = g.Wait()
 			if s.held != 0 {
 				t.Errorf("%d units held after all released", s.held)
 			}
 		})
-		if got := strings.Join(log, "|"); got != "release 2|got 3|got 1" {
-			t.Errorf("order %s; want release 2|got 3|got 1", got)
+		if got := strings.Join(log, "|"); got != "release 1|release 1|got 3|got 1" {
+			t.Errorf("order %s; want release 1|release 1|got 3|got 1", got)
 		}
 	})
 }
