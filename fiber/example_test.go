@@ -19,9 +19,9 @@ import (
 
 // A chat room on fibers: every client posts to the room, the room's fiber
 // passes each message to every other client's inbox, and closing an inbox
-// tells its client that the room is over. Clients read while others
-// write; a full inbox makes the room wait, not drop. The group's Wait
-// blocks main and runs the loop until every fiber is done.
+// tells its client that the room is over. A full queue makes its sender
+// wait, never drops. The group's Wait blocks main and runs the loop until
+// every fiber is done.
 func Example_chat() {
 	l := eventloop.Default()
 	defer l.Close()
@@ -45,8 +45,8 @@ func Example_chat() {
 	})
 	for _, n := range names {
 		inbox[n] = fiber.NewQueue[string](l, 1)
-		g.Go(func(ctx context.Context) error {
-			_ = room.Send(ctx, [2]string{n, "hi from " + n})
+		g.Go(func(ctx context.Context) error { return room.Send(ctx, [2]string{n, "hi from " + n}) })
+		g.Go(func(ctx context.Context) error { // reads apart from writing: the room never waits on a writer
 			var seen []string
 			for line, err := inbox[n].Recv(ctx); err == nil; line, err = inbox[n].Recv(ctx) {
 				seen = append(seen, line)
