@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testloop"
 )
 
 // Send waits while the queue is full and Recv while it is empty; values
@@ -226,5 +227,53 @@ func TestGoroutineCallGetsUncaughtPanic(t *testing.T) {
 		if n := 0; !onLoopTrue(l, func() bool { n = waiting(&q.recvq); return n == 0 }) {
 			t.Errorf("the withdrawn Recv left %d waiters", n)
 		}
+	})
+}
+
+// Goroutines send to a fiber that receives: the values cross from
+// goroutines to the loop in order, each sender's in the order it sent.
+func TestQueueGoroutinesToFiber(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		stop := testloop.Run(t, l)
+		q := NewQueue[[2]int](l, 2)
+		const senders, each = 3, 40
+		done := make(chan struct{})
+		for s := range senders {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for i := range each {
+					if err := q.Send(context.Background(), [2]int{s, i}); err != nil {
+						t.Errorf("Send = %v", err)
+					}
+				}
+			}()
+		}
+		// The receiver starts with the queue full and every sender waiting:
+		// each Recv moves the first waiting sender's value in behind.
+		for !onLoopTrue(l, func() bool { return q.Len() == 2 && waiting(&q.sendq) == senders }) {
+			time.Sleep(time.Millisecond)
+		}
+		sum := Go(l, func() ([senders]int, error) {
+			var next [senders]int
+			for {
+				v, err := q.Recv(context.Background())
+				if err != nil {
+					return next, nil
+				}
+				if v[1] != next[v[0]] {
+					t.Errorf("sender %d: got %d after %d", v[0], v[1], next[v[0]]-1)
+				}
+				next[v[0]] = v[1] + 1
+			}
+		})
+		for range senders {
+			<-done
+		}
+		q.Close()
+		got, err := sum.Await(context.Background())
+		if err != nil || got != [senders]int{each, each, each} {
+			t.Errorf("the fiber got %v, %v; want %d from each", got, err, each)
+		}
+		stop()
 	})
 }
