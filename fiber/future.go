@@ -41,20 +41,20 @@ func Go[T any](l *core.Loop, fn func() (T, error)) *Future[T] {
 		panic("fiber: Go called with a nil func")
 	}
 	f := &Future[T]{l: l}
-	start(l, func() { f.run(fn) }, func() { f.settle(*new(T), closedErr("Go")) })
+	if !start(l, func() { f.run(fn) }) {
+		f.settle(*new(T), closedErr("Go"))
+	}
 	return f
 }
 
 // start runs fn in a new fiber of l: a microtask from one of l's fibers,
-// a post from elsewhere; closed runs instead if l no longer takes posts.
-func start(l *core.Loop, fn func(), closed func()) {
+// a post from elsewhere; false if l no longer takes posts.
+func start(l *core.Loop, fn func()) bool {
 	if l.InFiber() {
 		l.Queue(fn)
-		return
+		return true
 	}
-	if l.Post(fn) != nil {
-		closed()
-	}
+	return l.Post(fn) == nil
 }
 
 func (f *Future[T]) run(fn func() (T, error)) {

@@ -30,6 +30,11 @@ type node[T any] struct {
 type waitList[T any] struct {
 	head, tail *node[T]
 	free       *node[T]
+	// first is the node of the first wait, in the list's own memory: a
+	// future awaited once, or a lock waited for by one fiber at a time,
+	// allocates no node at all.
+	first     node[T]
+	firstUsed bool
 	// kick runs after a cancellation took a node off: a Semaphore's head
 	// may have been what held the waiters behind it.
 	kick func()
@@ -38,6 +43,11 @@ type waitList[T any] struct {
 func (q *waitList[T]) get(s *core.Suspension) *node[T] {
 	n := q.free
 	if n == nil {
+		if !q.firstUsed {
+			q.firstUsed = true
+			q.first.s = s
+			return &q.first
+		}
 		return &node[T]{s: s}
 	}
 	q.free = n.next
@@ -49,6 +59,10 @@ func (q *waitList[T]) get(s *core.Suspension) *node[T] {
 func (q *waitList[T]) put(n *node[T]) {
 	var zero T
 	n.s, n.fn, n.err, n.v, n.n = nil, nil, nil, zero, 0
+	if n == &q.first {
+		q.firstUsed = false
+		return
+	}
 	n.next = q.free
 	q.free = n
 }
