@@ -1,9 +1,42 @@
 package eventloop
 
 import (
+	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/revoltgo/eventloop/drivers/kqueue"
 )
+
+// Each platform offers what it did when it had a file of its own listing
+// its drivers, in the same order: the first is New's default.
+func TestPlatformOffers(t *testing.T) {
+	want := map[string][]string{
+		"linux":     {"epoll", "netpoll", "stream"},
+		"darwin":    {"kqueue", "netpoll", "stream"},
+		"dragonfly": {"kqueue", "netpoll", "stream"},
+		"freebsd":   {"kqueue", "netpoll", "stream"},
+		"netbsd":    {"kqueue", "netpoll", "stream"},
+		"openbsd":   {"kqueue", "netpoll", "stream"},
+		"solaris":   {"netpoll", "stream"},
+		"illumos":   {"netpoll", "stream"},
+		"aix":       {"stream"},
+		"windows":   {"afd", "stream"},
+		"js":        {},
+		"wasip1":    {},
+		"plan9":     {},
+	}[runtime.GOOS]
+	if runtime.GOOS == "linux" && kqueue.Available {
+		// libkqueue, for testing the driver: epoll stays the best.
+		want = []string{"epoll", "kqueue", "netpoll", "stream"}
+	}
+	if want == nil {
+		t.Fatalf("no expectation for GOOS %s; Drivers() = %v", runtime.GOOS, Drivers())
+	}
+	if got := Drivers(); !slices.Equal(got, want) {
+		t.Fatalf("Drivers() on %s = %v, want %v", runtime.GOOS, got, want)
+	}
+}
 
 // The lists the root package reads must agree with each other on every
 // build: what is offered can be made and names itself by its selection

@@ -10,6 +10,10 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
+// Available says whether this build has the driver: not here, since AFD is
+// Windows' only.
+const Available = false
+
 // errUnsupported says why: AFD is Windows'.
 var errUnsupported = fmt.Errorf("afd: the AFD poll interface is Windows' only: %w", errors.ErrUnsupported)
 

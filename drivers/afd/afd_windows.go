@@ -16,6 +16,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
+// Available says whether this build has the driver: on Windows only, where
+// AFD is. Package eventloop offers the drivers whose Available is true.
+const Available = true
+
 // Driver is a driver.Driver over AFD polls and an I/O completion port.
 // The zero value is not usable; call New.
 type Driver struct {

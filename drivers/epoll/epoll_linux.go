@@ -15,6 +15,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Available says whether this build has the driver: on Linux only, where
+// epoll(7) is. Package eventloop offers the drivers whose Available is true.
+const Available = true
+
 // Driver is a driver.Driver over one epoll instance. The zero value is not
 // usable; call New.
 type Driver struct {

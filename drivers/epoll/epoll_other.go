@@ -10,6 +10,10 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
+// Available says whether this build has the driver: not here, since
+// epoll(7) is Linux's only.
+const Available = false
+
 // A stub of its own per driver (afd, epoll, kqueue, netpoll and stream's are
 // alike): methods are declared in their type's package, each package builds
 // alone on every GOOS, and a shared stub embedded in Driver would change its

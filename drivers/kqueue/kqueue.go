@@ -10,6 +10,12 @@ import (
 	"github.com/revoltgo/eventloop/drivers/internal/waker"
 )
 
+// Available says whether this build has the driver: on darwin, FreeBSD,
+// NetBSD, OpenBSD and DragonFly, and on Linux when built with cgo and the
+// tag eventloop_libkqueue (a userspace kqueue, for testing the driver).
+// Package eventloop offers the drivers whose Available is true.
+const Available = true
+
 // maxEvents bounds one kevent call: libkqueue silently caps the event list
 // at 512 (KQUEUE.md, bug 10), and Wait is called again at once anyway.
 const maxEvents = 512

@@ -10,6 +10,11 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
+// Available says whether this build has the driver: not here (kqueue is
+// the BSDs' and darwin's; Linux has it only with cgo and the tag
+// eventloop_libkqueue).
+const Available = false
+
 var errUnsupported = fmt.Errorf("kqueue driver: no kqueue in this build (BSD and darwin only; on Linux build with cgo and the tag eventloop_libkqueue): %w", errors.ErrUnsupported)
 
 // A stub of its own per driver (afd, epoll, kqueue, netpoll and stream's are

@@ -10,6 +10,10 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
+// Available says whether this build has the driver: not here (no Unix
+// descriptors, or AIX, whose poll(2) types differ from the other systems').
+const Available = false
+
 // errUnsupported says why: the driver waits on Unix descriptors.
 var errUnsupported = fmt.Errorf("netpoll: no Unix file descriptors on this system: %w", errors.ErrUnsupported)
 

@@ -14,6 +14,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// Available says whether this build has the driver: on every Unix but AIX,
+// whose poll(2) types differ from the other systems'. Package eventloop
+// offers the drivers whose Available is true.
+const Available = true
+
 // Driver is a driver.Driver over the Go runtime's netpoller. The zero value
 // is not usable; call New.
 type Driver struct {

@@ -13,6 +13,11 @@ import (
 	"github.com/revoltgo/eventloop/drivers/internal/waker"
 )
 
+// Available says whether this build has the driver: on every Unix, with
+// poll(2), and on Windows, with WSAPoll. Package eventloop offers the
+// drivers whose Available is true.
+const Available = true
+
 // Driver is a driver.Driver over poll(2). The zero value is not usable; call New.
 type Driver struct {
 	// pfds is the array handed to poll. pfds[0] is the waker's fd; pfds[i]

@@ -10,6 +10,10 @@ import (
 	"github.com/revoltgo/eventloop/driver"
 )
 
+// Available says whether this build has the driver: not here, where there
+// is no poll(2) (js, wasip1, plan9).
+const Available = false
+
 // errUnsupported says why: there is no poll(2) on this system.
 var errUnsupported = fmt.Errorf("stream: poll(2) is not available on this system: %w", errors.ErrUnsupported)
 

@@ -1,5 +1,0 @@
-//go:build darwin || dragonfly || freebsd || netbsd || openbsd
-
-package eventloop
-
-var platformDrivers = []string{"kqueue", "netpoll", "stream"}

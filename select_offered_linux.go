@@ -1,5 +1,0 @@
-//go:build linux && !(cgo && eventloop_libkqueue)
-
-package eventloop
-
-var platformDrivers = []string{"epoll", "netpoll", "stream"}
