@@ -110,13 +110,22 @@ func benchCmd(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *format == "json" {
-		enc := json.NewEncoder(stdout)
+	return writeBenchReport(stdout, rep, *format)
+}
+
+// writeBenchReport prints the report, then fails if a target of kind check was
+// not met, so that a run that shows a defect does not exit 0.
+func writeBenchReport(w io.Writer, rep *Report, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		writeMarkdown(w, rep)
 	}
-	writeMarkdown(stdout, rep)
-	return nil
+	return unmetChecks(rep.Targets)
 }
 
 // httpOptions are the flags of bench --http.
@@ -193,6 +202,9 @@ type FloorRow struct {
 
 // Target is one target of the issue, checked against what was measured.
 type Target struct {
+	// Kind is kindCheck (a miss fails the command) or kindInfo (a
+	// wall-clock ratio, reported only).
+	Kind   string  `json:"kind"`
 	Driver string  `json:"driver,omitempty"`
 	What   string  `json:"what"`
 	Value  float64 `json:"value"`

@@ -11,7 +11,12 @@
 // one eventloop.New picks and why (the EVENTLOOP_DRIVER variable, a build
 // tag, or the platform).
 //
-// bench prints two tables per driver, the shape of the upstream change that
+// bench opens with what a user asks first, as figures the project's docs
+// recorded (not this run's): HTTP requests per second against net/http and
+// fasthttp, TCP echo against the standard library and gnet, an idle
+// connection's memory against the standard library, nbio and gnet, with
+// their dates and conditions; bench --http and bench --net measure them.
+// Then it prints two tables per driver, the shape of the upstream change that
 // introduced the non-nesting drain rule (Revolt), with the rule on and off:
 //
 //   - Table 1, nesting: N fibers suspend and are all resumed in one tick;
@@ -25,6 +30,11 @@
 //     the median of the pairs' ratios on/off, with a 95% interval. Then
 //     the bare-Go floors (a closure FIFO, an iter.Pull round trip, a
 //     goroutine and channel handoff) and the ratios the project targets.
+//
+// A target is of kind check (counted: depths, fibers and goroutines left,
+// bytes per fiber) or informational (a ratio of wall-clock times, which
+// swings with the machine's load). bench exits 1 after its report when a
+// check is not met, and never for an informational target.
 //
 // The peers (github.com/dop251/goja_nodejs/eventloop) live in the separate
 // module bench/, so that the library's go.mod stays lean. When the command

@@ -169,7 +169,7 @@ func TestPeersMarkdown(t *testing.T) {
 		"ratios":[{"what":"a / b","value":3,"limit":"≥ 5×","met":false}]}`)
 	var w bytes.Buffer
 	writePeersMarkdown(&w, raw)
-	if !strings.Contains(w.String(), "| a / b | 3.0× | ≥ 5× | **no** |") {
+	if !strings.Contains(w.String(), "| a / b | informational | 3.0× | ≥ 5× | **no** |") {
 		t.Errorf("peers markdown:\n%s", w.String())
 	}
 }

@@ -118,13 +118,14 @@ func writePeersMarkdown(w io.Writer, raw json.RawMessage) {
 	for _, r := range p.Rows {
 		fmt.Fprintf(w, "| %s | %d | %.1f | %.3f |\n", r.Case, r.Ops, r.NsOp, r.AllocsOp)
 	}
-	fmt.Fprintf(w, "\n| ratio | measured | target | met |\n|---|---:|---|---|\n")
+	fmt.Fprintf(w, "\nThe ratios are of wall-clock times: %s, the command does not fail on them.\n\n", kindInfo)
+	fmt.Fprintf(w, "| ratio | kind | measured | target | met |\n|---|---|---:|---|---|\n")
 	for _, r := range p.Ratios {
 		met := "yes"
 		if !r.Met {
 			met = "**no**"
 		}
-		fmt.Fprintf(w, "| %s | %.1f× | %s | %s |\n", r.What, r.Value, r.Limit, met)
+		fmt.Fprintf(w, "| %s | %s | %.1f× | %s | %s |\n", r.What, kindInfo, r.Value, r.Limit, met)
 	}
 	fmt.Fprintln(w)
 }
