@@ -9,7 +9,7 @@ import (
 )
 
 // Table 3: what seeing inside the loop costs. The metrics are always on
-// (their cost against the build before them is README's benchstat table);
+// (their cost against the build before them is the benchstat figures of docs/observing.md);
 // the watchdog is an option, so its cost is measured here as the rule's
 // is: cases of Table 2 in pairs of runs, watchdog off and on.
 
@@ -87,7 +87,7 @@ func writeWatchdogMarkdown(w io.Writer, rep *Report) {
 		return
 	}
 	fmt.Fprintf(w, "## Table 3: the watchdog's cost, off → on (driver %s)\n\n", rep.WatchdogDriver)
-	fmt.Fprintln(w, "Cases of Table 2 (rule on) in pairs of runs, WithWatchdog off and on (threshold 1 min: it times every run and never reports), read as Table 2's rule cost. On, every callback, microtask and resumed fiber costs a clock read and an atomic swap, and so does the end of each batch of them (a tick, a suspension). The metrics are always on: their cost is measured against the build before them (README).")
+	fmt.Fprintln(w, "Cases of Table 2 (rule on) in pairs of runs, WithWatchdog off and on (threshold 1 min: it times every run and never reports), read as Table 2's rule cost. On, every callback, microtask and resumed fiber costs a clock read and an atomic swap, and so does the end of each batch of them (a tick, a suspension). The metrics are always on: their cost is measured against the build before them (docs/observing.md).")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| case | ops | ns/op off | ns/op on | cost ns/op | cost [95%] |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")

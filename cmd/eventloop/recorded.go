@@ -7,7 +7,8 @@ import (
 
 // recordedRow is a line of the figures bench opens with: what a user asks
 // before anything about the scheduler. They are figures the project's
-// docs record (docs/figures.md gathers them), not measured by this run:
+// docs record (docs/http.md, docs/sockets.md, and the README's table), not
+// measured by this run:
 // bench --http needs wrk and bench --net a minute of load, too slow for
 // the smoke run CI makes of bench --quick.
 type recordedRow struct {
@@ -63,7 +64,7 @@ var recorded = []recordedRow{
 // as such, and the commands that measure them on this machine.
 func writeRecorded(w io.Writer) {
 	fmt.Fprintf(w, "## Against net/http, fasthttp, gnet and nbio: recorded figures, not this run's\n\n")
-	fmt.Fprintln(w, "Measured on the project's 2-core machine and recorded in its docs (docs/figures.md). This run measures the scheduler alone (below); to measure these here, run `eventloop bench --http --quick` (needs wrk) and `eventloop bench --net --quick`, or their full modes.")
+	fmt.Fprintln(w, "Measured on the project's 2-core machine and recorded in its docs (README.md, docs/http.md, docs/sockets.md). This run measures the scheduler alone (below); to measure these here, run `eventloop bench --http --quick` (needs wrk) and `eventloop bench --net --quick`, or their full modes.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| measure | ours | the standard library | peers | recorded; conditions |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
