@@ -40,6 +40,12 @@ func (c *conn) nextRequestBuffered() bool {
 		return false
 	}
 	b, _ := c.br.Peek(c.br.Buffered())
+	return headerEnds(b)
+}
+
+// headerEnds reports whether b holds an empty line after a line feed:
+// CRLF CRLF, or LF LF and the mixes net/http's parser takes too.
+func headerEnds(b []byte) bool {
 	for {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {

@@ -4,10 +4,12 @@ package httpserver
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -124,6 +126,11 @@ func TestReadyResponseDoesNotWaitForSlowOne(t *testing.T) {
 				mux.Handle("/slow", slow(l, release))
 				mux.Handle("/", hello)
 				rc := dialRaw(t, serve(t, l, &Server{Handler: mux}).addr)
+				// A first exchange: the conn has written before its batch.
+				rc.send(t, batchGet)
+				if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+					t.Fatalf("body %q", got)
+				}
 				rc.send(t, batchGet+"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"+batchGet)
 				rc.SetReadDeadline(time.Now().Add(5 * time.Second))
 				resp, err := readResponse(rc, "GET")
@@ -247,4 +254,146 @@ func readResponse(rc *rawConn, method string) (*http.Response, error) {
 	}
 	resp.Body = io.NopCloser(strings.NewReader(string(body)))
 	return resp, nil
+}
+
+func TestHeaderEnds(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{"", false},
+		{"\n", false},
+		{"\n\n", true},
+		{"\n\r\n", true}, // a line feed first
+		{"\r\n\r\n", true},
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", true},
+		{"GET / HTTP/1.1\nHost: x\n\n", true},
+		{"GET / HTTP/1.1\r\nHost: x\r\n", false},
+		{"GET / HTTP/1.1\r\nHost: x\r\n\r", false}, // the CR of the end, its LF to come
+		{"GET / HTTP/1.1\r\nHost: x\r\n\rX", false},
+		{"GET / HTTP/1.1\r\nHost: x", false},
+	} {
+		if got := headerEnds([]byte(c.in)); got != c.want {
+			t.Errorf("headerEnds(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// The server's own header fields go into the write buffer's free room
+// without allocating, and make it go out first only when they do not
+// fit (it went out as many times as it had to, never early).
+func TestWriteHeldFitsTheBuffer(t *testing.T) {
+	var sink countingWriter
+	c := &conn{ls: &loopState{}}
+	c.bw = bufio.NewWriterSize(&sink, bufSize)
+	w := &response{c: c, chunking: true}
+	f := heldFields{autoCL: []byte("13"), contentType: "text/plain; charset=utf-8", connection: "keep-alive"}
+	want := "Date: " + string(c.ls.dates.now()) + "\r\nContent-Length: 13\r\nContent-Type: text/plain; charset=utf-8\r\n" +
+		"Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n"
+	filler := bytes.Repeat([]byte("x"), bufSize)
+	for room := 0; room <= len(want)+8; room++ {
+		fill := func() {
+			c.bw.Reset(&sink)
+			c.bw.Write(filler[:bufSize-room])
+			sink.reset()
+		}
+		fill()
+		w.writeHeld(&f)
+		flushes := sink.writes
+		c.bw.Flush()
+		if got := string(sink.buf.Bytes()); !strings.HasSuffix(got, want) || len(got) != bufSize-room+len(want) {
+			t.Fatalf("room %d: wrote %q..., want the filler then %q", room, got[:min(len(got), 40)], want)
+		}
+		if wantFlushes := btoi(room < len(want)); flushes != wantFlushes {
+			t.Errorf("room %d for %d bytes: %d writes before the end, want %d", room, len(want), flushes, wantFlushes)
+		}
+		if n := testing.AllocsPerRun(20, func() { fill(); w.writeHeld(&f) }); n != 0 {
+			t.Errorf("room %d for %d bytes: %.1f allocations, want 0", room, len(want), n)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// countingWriter keeps what is written to it and counts the writes.
+type countingWriter struct {
+	buf    bytes.Buffer
+	writes int
+}
+
+func (cw *countingWriter) Write(p []byte) (int, error) {
+	cw.writes++
+	return cw.buf.Write(p)
+}
+
+func (cw *countingWriter) reset() { cw.buf.Reset(); cw.writes = 0 }
+
+// Responses held for the batch while the fiber waits in a write of the
+// batch's (large bodies to a slow reader: the kernel's buffers are full,
+// and what is held is in the write under way): they go out with that
+// write, once and in order.
+func TestBatchBehindAWaitingWrite(t *testing.T) {
+	const size = 8 << 20
+	body := make([]byte, size)
+	for i := range body {
+		body[i] = byte(i * 7 >> 3)
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/large", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(size))
+			for p := body; len(p) > 0; p = p[1<<20:] {
+				w.Write(p[:1<<20])
+			}
+		})
+		mux.Handle("/", hello)
+		rc := dialRaw(t, serve(t, l, &Server{Handler: mux}).addr)
+		large := "GET /large HTTP/1.1\r\nHost: x\r\n\r\n"
+		rc.send(t, large+batchGet+large)
+		for i, want := range []string{"large", "Hello, World!", "large"} {
+			resp, err := http.ReadResponse(rc.r, &http.Request{Method: "GET"})
+			if err != nil {
+				t.Fatalf("response %d: %v", i, err)
+			}
+			// A slow reader, so that the server's writes wait for it.
+			var got []byte
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := resp.Body.Read(buf)
+				got = append(got, buf[:n]...)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("response %d: reading its body after %d bytes: %v", i, len(got), err)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if want == "large" {
+				if !bytes.Equal(got, body) {
+					k := 0
+					for k < min(len(got), len(body)) && got[k] == body[k] {
+						k++
+					}
+					t.Fatalf("response %d: %d bytes, want %d; they differ from byte %d", i, len(got), len(body), k)
+				}
+			} else if string(got) != want {
+				t.Fatalf("response %d: body %q, want %q", i, got, want)
+			}
+		}
+		// Nothing more came than the three: the next answers are the next.
+		for i := range 2 {
+			rc.send(t, batchGet)
+			if resp, err := readResponse(rc, "GET"); err != nil {
+				t.Fatalf("response %d after the batch: %v", i, err)
+			} else if got := bodyString(t, resp); got != "Hello, World!" {
+				t.Fatalf("response %d after the batch: body %q", i, got)
+			}
+		}
+	})
 }
