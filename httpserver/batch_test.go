@@ -387,6 +387,7 @@ func TestBatchBehindAWaitingWrite(t *testing.T) {
 			}
 		}
 		// Nothing more came than the three: the next answers are the next.
+		rc.SetReadDeadline(time.Now().Add(5 * time.Second))
 		for i := range 2 {
 			rc.send(t, batchGet)
 			if resp, err := readResponse(rc, "GET"); err != nil {
