@@ -1,0 +1,252 @@
+package websocket
+
+import (
+	"crypto/rand"
+	"fmt"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// encode makes a final frame of p: masked with a fresh key by a client
+// (RFC 6455 5.3), as it is by a server.
+func (c *Conn) encode(op opcode, p []byte) []byte {
+	b := make([]byte, 0, headerSize(len(p), c.client)+len(p))
+	return c.appendFrame(b, op, false, p)
+}
+
+func (c *Conn) appendFrame(b []byte, op opcode, compressed bool, p []byte) []byte {
+	if !c.client {
+		b = appendHeader(b, op, compressed, len(p), nil)
+		return append(b, p...)
+	}
+	var key [4]byte
+	rand.Read(key[:])
+	b = appendHeader(b, op, compressed, len(p), &key)
+	start := len(b)
+	b = append(b, p...)
+	mask(key, 0, b[start:])
+	return b
+}
+
+// compressFrame makes a final frame of p compressed: compressed where the
+// header will go is known only afterwards, so the header is written
+// right before the payload, in room left for the largest.
+func (c *Conn) compressFrame(op opcode, p []byte, d *deflater, takeover bool) []byte {
+	b := make([]byte, maxHeaderSize, maxHeaderSize+len(p)/2+64)
+	b = d.compress(b, p, takeover)
+	n := len(b) - maxHeaderSize
+	hs := headerSize(n, c.client)
+	var key *[4]byte
+	if c.client {
+		key = new([4]byte)
+		rand.Read(key[:])
+		mask(*key, 0, b[maxHeaderSize:])
+	}
+	appendHeader(b[maxHeaderSize-hs:maxHeaderSize-hs], op, true, n, key)
+	return b[maxHeaderSize-hs:]
+}
+
+// WriteMessage queues p as one message of type typ (compressed if the
+// conn negotiated it) and returns at once: p is copied. It is safe from
+// any fiber or goroutine, and messages queued from one go in order. It
+// fails with ErrClosed once the conn is closing, and with ErrQueueFull
+// (closing the conn with ClosePolicyViolation) past MaxQueuedBytes.
+func (c *Conn) WriteMessage(typ MessageType, p []byte) error {
+	if typ != Text && typ != Binary {
+		panic(fmt.Sprintf("websocket: WriteMessage with %v: a message is Text or Binary", typ))
+	}
+	op := opcode(typ)
+	if !c.pmd.compresses(len(p)) {
+		return c.enqueue(c.encode(op, p), false)
+	}
+	if c.pmd.outTakeover {
+		// The compressor's window follows the order of the messages, so
+		// compressing and queueing are one step.
+		c.mu.Lock()
+		if c.defl.level == 0 {
+			c.defl.level = c.opts.level()
+		}
+		f := c.compressFrame(op, p, &c.defl, true)
+		return c.enqueueLocked(f, false)
+	}
+	d := deflater{level: c.opts.level()}
+	return c.enqueue(c.compressFrame(op, p, &d, false), false)
+}
+
+// Ping queues a ping with payload p (at most 125 bytes); the peer's pong
+// comes back as activity, which Options.PingInterval watches.
+func (c *Conn) Ping(p []byte) error {
+	if len(p) > maxControlPayload {
+		return fmt.Errorf("websocket: a ping of %d bytes; a control frame carries at most 125", len(p))
+	}
+	return c.enqueue(c.encode(opPing, p), true)
+}
+
+// Close starts the close handshake (RFC 6455 7.1.2): it queues a close
+// frame with code and reason (cut to fit a control frame) behind the
+// messages queued before it; the TCP conn is closed when the peer's close
+// frame comes, or after Options.CloseTimeout. OnClose then gets code and
+// reason. Safe from any fiber or goroutine; ErrClosed if the conn is
+// closing already.
+func (c *Conn) Close(code int, reason string) error {
+	if !validCloseCode(code) {
+		return fmt.Errorf("websocket: Close with code %d, which may not be sent (RFC 6455 7.4)", code)
+	}
+	c.setCloseErr(&CloseError{Code: code, Reason: reason})
+	if !c.sendClose(code, reason, false) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// CloseNow closes the TCP conn without a close handshake; OnClose gets
+// CloseAbnormal. Safe from any fiber or goroutine.
+func (c *Conn) CloseNow() error {
+	c.setCloseErr(&CloseError{Code: CloseAbnormal, Reason: "closed by CloseNow"})
+	return c.nc.Close()
+}
+
+// control queues a control frame. A pong replaces one queued and not
+// yet written: a peer that pings faster than it reads gets an answer to
+// its last ping (RFC 6455 5.5.3), and costs one frame of memory.
+func (c *Conn) control(op opcode, p []byte) {
+	f := c.encode(op, p)
+	if op == opPong {
+		c.mu.Lock()
+		if c.pongAt > 0 && !c.closing {
+			c.queued += len(f) - len(c.out[c.pongAt-1])
+			c.out[c.pongAt-1] = f
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+	}
+	c.enqueue(f, true)
+}
+
+// sendClose queues a close frame, and reports whether this call did (one
+// goes per conn). drop discards the frames queued and not yet taken by
+// the writer: a conn that fails sends its close frame next. The frame is
+// given CloseTimeout to go out, and, if this side closed first, the
+// peer's to come.
+func (c *Conn) sendClose(code int, reason string, drop bool) bool {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return false
+	}
+	if drop {
+		for _, f := range c.out {
+			c.queued -= len(f)
+		}
+		c.out, c.pongAt = c.out[:0], 0
+	}
+	c.enqueueLocked(c.encode(opClose, closePayload(code, reason)), true)
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.onLoop(func() {
+		if c.closeTimer == 0 && !c.ended {
+			c.closeTimer = c.l.Delay(c.opts.closeTimeout(), c.closeTimedOut)
+		}
+	})
+	return true
+}
+
+func (c *Conn) closeTimedOut(core.CallbackID) {
+	c.setCloseErr(&CloseError{Code: CloseAbnormal, Reason: fmt.Sprintf("the close handshake took over %v", c.opts.closeTimeout())})
+	c.nc.Close()
+}
+
+// shutdownWhenFlushed closes the TCP conn once what is queued is written.
+func (c *Conn) shutdownWhenFlushed() {
+	c.mu.Lock()
+	c.shutdown = true
+	now := !c.flushing
+	c.mu.Unlock()
+	if now {
+		c.nc.Close()
+	}
+}
+
+func (c *Conn) enqueue(f []byte, control bool) error {
+	c.mu.Lock()
+	return c.enqueueLocked(f, control)
+}
+
+// enqueueLocked queues f, c.mu held, and unlocks it. Control frames are
+// not counted against the limit: a conn has at most one pong and one
+// close queued.
+func (c *Conn) enqueueLocked(f []byte, control bool) error {
+	if c.closing {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	if !control && c.queued+len(f) > c.opts.maxQueued() {
+		c.mu.Unlock()
+		c.setCloseErr(closeErr(ClosePolicyViolation, fmt.Sprintf("more than %d bytes waited to be written", c.opts.maxQueued())))
+		c.sendClose(ClosePolicyViolation, "write queue full", true)
+		return ErrQueueFull
+	}
+	c.out = append(c.out, f)
+	c.queued += len(f)
+	if f[0]&0xf == byte(opPong) {
+		c.pongAt = len(c.out)
+	}
+	start := !c.flushing
+	c.flushing = true
+	c.mu.Unlock()
+	if start {
+		if c.l.InFiber() {
+			c.l.Queue(c.flushFn)
+		} else if c.l.Post(c.flushFn) != nil {
+			c.mu.Lock()
+			c.flushing = false
+			c.mu.Unlock()
+			return ErrClosed
+		}
+	}
+	return nil
+}
+
+// flush writes the queued frames, all that are queued in one write, until
+// none is left; in a fiber of the loop, which it holds only while the
+// socket is full. Then it closes the TCP conn if that is due.
+func (c *Conn) flush() {
+	var joined []byte
+	for {
+		c.mu.Lock()
+		frames := c.out
+		c.out, c.pongAt = nil, 0
+		if len(frames) == 0 {
+			c.flushing = false
+			shut := c.shutdown
+			c.mu.Unlock()
+			if shut {
+				c.nc.Close()
+			}
+			return
+		}
+		c.mu.Unlock()
+		b, n := frames[0], len(frames[0])
+		if len(frames) > 1 {
+			joined = joined[:0]
+			for _, f := range frames {
+				joined = append(joined, f...)
+			}
+			b, n = joined, len(joined)
+		}
+		_, err := c.nc.Write(b)
+		c.mu.Lock()
+		c.queued -= n
+		if err != nil {
+			c.out, c.pongAt, c.flushing, c.closing = nil, 0, false, true
+		}
+		c.mu.Unlock()
+		if err != nil {
+			c.setCloseErr(&CloseError{Code: CloseAbnormal, Err: err})
+			c.nc.Close() // the read side reports it
+			return
+		}
+	}
+}
