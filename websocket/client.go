@@ -124,9 +124,11 @@ func (d *Dialer) handshake(ctx context.Context, l *core.Loop, sc *socket.Conn, u
 		if !d.Compression {
 			return nil, resp, fmt.Errorf("websocket: the server answered with extensions %q, not offered", strings.Join(exts, ", "))
 		}
-		if c.pmd, err = clientDeflate(exts, d.ContextTakeover); err != nil {
+		pmd, err := clientDeflate(exts, d.ContextTakeover)
+		if err != nil {
 			return nil, resp, err
 		}
+		c.setDeflate(pmd)
 	}
 	if n := br.Buffered(); n > 0 {
 		p, _ := br.Peek(n)

@@ -142,49 +142,62 @@ type Conn struct {
 
 	l           *core.Loop
 	nc          net.Conn
-	sc          *socket.Conn // nc, when the conn can be served without a fiber
 	opts        *Options
 	srv         *Server // while the conn waits for its handshake (Server.Serve)
-	client      bool
-	pmd         deflateParams
 	subprotocol string
+	tk          *takeover // with context takeover on either side
+	pmd         deflateParams
+	client      bool
 
 	// The read side: the loop's.
 	msgOp      opcode // the fragmented message under way, 0 if none
 	msgDeflate bool
+	ending     bool // a close frame came or went, or the conn failed: input is ignored
+	active     bool // bytes came since the last ping tick
+	pinged     bool
+	ended      bool
 	msg        []byte // its payload so far; nil between messages
 	utf8Done   int    // how much of msg is checked as UTF-8
 	carry      []byte // bytes read before the conn was served
-	hist       []byte // the peer's window, with its context takeover
-	ending     bool   // a close frame came or went, or the conn failed: input is ignored
-	active     bool   // bytes came since the last ping tick
-	pinged     bool
-	ended      bool
 	ticker     core.CallbackID
 	closeTimer core.CallbackID
 
 	// The write side: any goroutine's, under mu.
 	mu       sync.Mutex
-	out      [][]byte // frames to write
-	queued   int      // their bytes, and those being written
-	pongAt   int      // 1 + the index in out of a pong not taken yet
 	flushing bool     // a flush is scheduled or runs
 	closing  bool     // a close frame is queued: nothing else will be
 	shutdown bool     // close the TCP conn once out is written
+	out      [][]byte // frames to write
+	queued   int      // their bytes, and those being written
+	pongAt   int      // 1 + the index in out of a pong not taken yet
 	closeErr *CloseError
-	defl     deflater // with context takeover
 	flushFn  func()
+}
+
+// takeover is what context takeover keeps for a conn's whole life: the
+// peer's window (the last 32 KiB inflated) and our compressor, which
+// mu guards.
+type takeover struct {
+	hist []byte
+	defl deflater
 }
 
 func newConn(l *core.Loop, nc net.Conn, opts *Options, client bool) *Conn {
 	c := &Conn{l: l, nc: nc, opts: opts, client: client}
-	c.sc, _ = nc.(*socket.Conn)
 	c.flushFn = c.flush
 	return c
 }
 
 // Subprotocol is the subprotocol the handshake agreed on, or "".
 func (c *Conn) Subprotocol() string { return c.subprotocol }
+
+// setDeflate sets what permessage-deflate was negotiated to.
+func (c *Conn) setDeflate(p deflateParams) {
+	c.pmd = p
+	if p.inTakeover || p.outTakeover {
+		c.tk = &takeover{defl: deflater{level: c.opts.level()}}
+	}
+}
 
 // Compressed reports whether permessage-deflate was negotiated.
 func (c *Conn) Compressed() bool { return c.pmd.on }
@@ -227,7 +240,7 @@ func (c *Conn) start(open func()) {
 		// is served again once that Handler has returned; should it still
 		// run (a handler that suspends after the Hijack), the conn gets a
 		// fiber that reads it instead.
-		if c.sc != nil && c.sc.Serve(c.serveBytes) == nil {
+		if sc, ok := c.nc.(*socket.Conn); ok && sc.Serve(c.serveBytes) == nil {
 			return
 		}
 		c.readLoop()
@@ -313,14 +326,14 @@ func (c *Conn) finish(err error) {
 	}
 	c.mu.Lock()
 	c.closing = true
-	c.out, c.queued, c.pongAt = nil, 0, 0
+	c.out, c.queued, c.pongAt, c.tk = nil, 0, 0, nil
 	ce := c.closeErr
 	if ce == nil {
 		ce = &CloseError{Code: CloseAbnormal, Err: err}
 		c.closeErr = ce
 	}
 	c.mu.Unlock()
-	c.msg, c.hist, c.carry = nil, nil, nil
+	c.msg, c.carry = nil, nil
 	if c.opts.OnClose != nil {
 		c.opts.OnClose(c, ce)
 	}

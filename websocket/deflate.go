@@ -14,9 +14,9 @@ import (
 // a conn.
 type deflateParams struct {
 	on          bool
-	outTakeover bool // our compressor keeps its window from message to message
-	inTakeover  bool // the peer's does: the last 32 KiB inflated are kept
-	outBits     int  // the largest window ours may use (8..15)
+	outTakeover bool  // our compressor keeps its window from message to message
+	inTakeover  bool  // the peer's does: the last 32 KiB inflated are kept
+	outBits     uint8 // the largest window ours may use (8..15)
 }
 
 // windowSize is compress/flate's window, which it does not let one
@@ -30,7 +30,7 @@ const windowSize = 1 << 15
 // further back; the others go as they are, which RFC 7692 allows for any
 // message (RSV1 clear). An empty message gains nothing.
 func (p *deflateParams) compresses(n int) bool {
-	return p.on && n > 0 && (p.outBits >= 15 || n <= 1<<p.outBits)
+	return p.on && n > 0 && (p.outBits >= 15 || n <= 1<<int(p.outBits))
 }
 
 // extParam is one parameter of an extension offer or response.
@@ -134,7 +134,7 @@ func acceptDeflate(values []string, takeover bool) (deflateParams, string) {
 		if o.serverBits != 0 {
 			// Honoured by compressing only the messages that fit the window
 			// (compresses): one must answer with the value (7.1.2.1).
-			p.outBits = o.serverBits
+			p.outBits = uint8(o.serverBits)
 		}
 		if takeover && !o.serverNoTakeover && p.outBits == 15 {
 			p.outTakeover = true
@@ -178,7 +178,7 @@ func clientDeflate(values []string, takeover bool) (deflateParams, error) {
 	}
 	p := deflateParams{on: true, outBits: 15, inTakeover: !o.serverNoTakeover}
 	if o.clientBits != 0 {
-		p.outBits = o.clientBits
+		p.outBits = uint8(o.clientBits)
 	}
 	p.outTakeover = takeover && !o.clientNoTakeover && p.outBits == 15
 	return p, nil

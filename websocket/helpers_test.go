@@ -321,3 +321,36 @@ func (r *rawClient) closeCode() int {
 		return code
 	}
 }
+
+// silentListener is a listener of net's that accepts and never answers;
+// its conns close when the test ends.
+func silentListener(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return ln.Addr().String()
+}
+
+// serveHTTPOn serves h by an httpserver.Server on ln until ln is closed.
+func serveHTTPOn(l *core.Loop, ln *socket.Listener, h http.Handler) error {
+	return (&httpserver.Server{Handler: h}).Serve(l, ln)
+}

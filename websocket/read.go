@@ -10,6 +10,7 @@ import (
 // it consumed: whole frames; a frame not whole yet is left for the next
 // bytes. Payloads are unmasked in place. On the loop, in a fiber.
 func (c *Conn) process(in []byte) int {
+	c.active = true
 	pos := 0
 	for !c.ending && pos < len(in) {
 		h, n, err := parseHeader(in[pos:])
@@ -131,7 +132,7 @@ func (c *Conn) deliver(p []byte) *CloseError {
 		defer inflated.Put(buf)
 		var dict []byte
 		if c.pmd.inTakeover {
-			dict = c.hist
+			dict = c.tk.hist
 		}
 		out, err := inflate((*buf)[:0], p, dict, c.opts.maxMessage())
 		*buf = out
@@ -139,10 +140,10 @@ func (c *Conn) deliver(p []byte) *CloseError {
 			return err
 		}
 		if c.pmd.inTakeover {
-			if c.hist == nil {
-				c.hist = make([]byte, 0, windowSize)
+			if c.tk.hist == nil {
+				c.tk.hist = make([]byte, 0, windowSize)
 			}
-			c.hist = keepWindow(c.hist, out)
+			c.tk.hist = keepWindow(c.tk.hist, out)
 		}
 		p = out
 	}

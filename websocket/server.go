@@ -59,7 +59,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the server answered already, or logged
 	}
 	c := newConn(l, nc, &s.Options, false)
-	c.pmd, c.subprotocol = pmd, sub
+	c.setDeflate(pmd)
+	c.subprotocol = sub
 	if n := brw.Reader.Buffered(); n > 0 {
 		// The client's first frames, read with its request.
 		p, _ := brw.Reader.Peek(n)
@@ -125,7 +126,8 @@ func (s *Server) handshake(c *Conn, in []byte) int {
 		return len(in)
 	}
 	resp, pmd, sub := s.answer(r)
-	c.pmd, c.subprotocol, c.srv = pmd, sub, nil
+	c.setDeflate(pmd)
+	c.subprotocol, c.srv = sub, nil
 	if _, err := c.nc.Write(resp); err != nil {
 		c.ended = true // never opened: no OnClose
 		c.nc.Close()

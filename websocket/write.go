@@ -63,10 +63,11 @@ func (c *Conn) WriteMessage(typ MessageType, p []byte) error {
 		// The compressor's window follows the order of the messages, so
 		// compressing and queueing are one step.
 		c.mu.Lock()
-		if c.defl.level == 0 {
-			c.defl.level = c.opts.level()
+		if c.tk == nil { // finish dropped it: the conn is closed
+			c.mu.Unlock()
+			return ErrClosed
 		}
-		f := c.compressFrame(op, p, &c.defl, true)
+		f := c.compressFrame(op, p, &c.tk.defl, true)
 		return c.enqueueLocked(f, false)
 	}
 	d := deflater{level: c.opts.level()}
