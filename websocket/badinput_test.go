@@ -27,7 +27,7 @@ func bomb(t *testing.T) []byte {
 // Every bad input of issue 29 gets the RFC's answer: a close frame with
 // its code, then the server closes the TCP conn, and OnClose says why;
 // nothing leaks (eachDriver checks goroutines and descriptors).
-func TestBadInput(t *testing.T) {
+func TestBadFrames(t *testing.T) {
 	deflate := "Sec-WebSocket-Extensions: permessage-deflate\r\n"
 	cases := []struct {
 		name   string

@@ -5,6 +5,7 @@ package websocket
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -43,7 +44,10 @@ func TestEcho(t *testing.T) {
 						t.Errorf("Compressed() = %v", c.Compressed())
 					}
 					msgs := []message{{Text, "hello"}, {Binary, "\x00\x01\x02"}, {Text, ""},
-						{Text, strings.Repeat("ab€", 50_000)}, {Binary, strings.Repeat("x", 70_000)}}
+						{Text, strings.Repeat("ab€", 50_000)}, {Binary, strings.Repeat("x", 70_000)},
+						// As large as a message may be, and incompressible: compressed,
+						// its frame is a little larger than the limit of a message.
+						{Binary, string(random(DefaultMaxMessageSize))}}
 					for i := range 5 {
 						msgs = append(msgs, message{Text, fmt.Sprintf("message %d, like the others", i)})
 					}
@@ -70,4 +74,12 @@ func TestEcho(t *testing.T) {
 			}
 		}
 	})
+}
+
+// random is n bytes that do not compress.
+func random(n int) []byte {
+	b := make([]byte, n)
+	r := rand.NewChaCha8([32]byte{1})
+	r.Read(b)
+	return b
 }

@@ -70,10 +70,19 @@ func (c *Conn) check(h header) *CloseError {
 		return closeErr(CloseProtocolError, "a continuation frame with no message to continue")
 	case h.op != opContinuation && c.msgOp != 0:
 		return closeErr(CloseProtocolError, "a new message while a fragmented one is under way")
-	case h.length > int64(c.opts.maxFrame()):
-		return closeErr(CloseTooBig, fmt.Sprintf("a frame of %d bytes, over the limit of %d", h.length, c.opts.maxFrame()))
-	case int64(len(c.msg))+h.length > int64(c.opts.maxMessage()):
-		return closeErr(CloseTooBig, fmt.Sprintf("a message of over %d bytes", c.opts.maxMessage()))
+	}
+	maxFrame, maxMsg := int64(c.opts.maxFrame()), int64(c.opts.maxMessage())
+	if h.rsv&rsv1 != 0 || h.op == opContinuation && c.msgDeflate {
+		// A compressed message is bounded once inflated; on the wire, an
+		// incompressible one may be a little larger than it is (stored
+		// blocks: 5 bytes per 64 KiB).
+		maxFrame, maxMsg = maxFrame+maxFrame/256+64, maxMsg+maxMsg/256+64
+	}
+	switch {
+	case h.length > maxFrame:
+		return closeErr(CloseTooBig, fmt.Sprintf("a frame of %d bytes, over the limit of %d", h.length, maxFrame))
+	case int64(len(c.msg))+h.length > maxMsg:
+		return closeErr(CloseTooBig, fmt.Sprintf("a message of over %d bytes", maxMsg))
 	}
 	return nil
 }
