@@ -1,0 +1,198 @@
+//go:build unix || windows
+
+package websocket_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+
+	"github.com/revoltgo/eventloop"
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/httpserver"
+	"github.com/revoltgo/eventloop/socket"
+	"github.com/revoltgo/eventloop/websocket"
+)
+
+// An echo server on a route of package httpserver: every message comes
+// back. Its conns hold no fiber while they wait; the handler runs in the
+// fiber a message comes in. A client of the package, in a fiber of the
+// same loop, says hello and closes.
+func Example_echo() {
+	l, err := eventloop.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &websocket.Server{Options: websocket.Options{
+		OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+			c.WriteMessage(typ, p) // queued: it never waits
+		},
+	}}
+	l.Defer(func(core.CallbackID) { httpserver.Serve(l, ln, srv) })
+
+	l.Defer(func(core.CallbackID) {
+		c, err := websocket.Dial(l, "ws://"+ln.Addr().String()+"/", &websocket.Options{
+			OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+				fmt.Printf("%s: %s\n", typ, p)
+				c.Close(websocket.CloseNormal, "bye")
+			},
+			OnClose: func(c *websocket.Conn, err *websocket.CloseError) {
+				fmt.Println(err)
+				ln.Close()
+			},
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		c.WriteMessage(websocket.Text, []byte("hello"))
+	})
+	if err := l.Run(); err != nil { // until the listener and every conn are closed
+		log.Fatal(err)
+	}
+	// Output:
+	// text: hello
+	// websocket: close 1000 sent: bye
+}
+
+// A client with permessage-deflate, from a goroutine that is not the
+// loop's: Dial blocks it (a fiber would suspend), and the loop runs
+// meanwhile, here on a goroutine of its own. The server, on a listener
+// of its own (Server.Serve), upper-cases; the client's messages come to
+// OnMessage on the loop.
+func ExampleDialer_Dial() {
+	l, err := eventloop.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &websocket.Server{Options: websocket.Options{
+		Compression: true,
+		OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+			c.WriteMessage(typ, bytesToUpper(p))
+		},
+	}}
+	l.Defer(func(core.CallbackID) { srv.Serve(l, ln) })
+	ran := make(chan error)
+	go func() { ran <- l.Run() }()
+
+	got := make(chan string)
+	d := &websocket.Dialer{Options: websocket.Options{
+		Compression: true,
+		OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+			got <- string(p) // p is valid until OnMessage returns
+		},
+	}}
+	c, _, err := d.Dial(context.Background(), l, "ws://"+ln.Addr().String()+"/")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("compressed:", c.Compressed())
+	c.WriteMessage(websocket.Text, []byte("shout"))
+	fmt.Println(<-got)
+	c.Close(websocket.CloseNormal, "")
+	ln.Close()
+	if err := <-ran; err != nil { // once the conn has closed
+		log.Fatal(err)
+	}
+	// Output:
+	// compressed: true
+	// SHOUT
+}
+
+func bytesToUpper(p []byte) []byte {
+	q := make([]byte, len(p))
+	for i, b := range p {
+		if 'a' <= b && b <= 'z' {
+			b -= 'a' - 'A'
+		}
+		q[i] = b
+	}
+	return q
+}
+
+// chat is a chat room in one Server: every message goes to everyone,
+// with who said it, and joins and leaves are announced. Its state is the
+// loop's alone (every callback runs on the loop), so it has no lock; a
+// broadcast encodes its frame once for all.
+func chat() *websocket.Server {
+	room := map[*websocket.Conn]bool{}
+	say := func(msg string) {
+		conns := make([]*websocket.Conn, 0, len(room))
+		for c := range room {
+			conns = append(conns, c)
+		}
+		websocket.Broadcast(conns, websocket.Text, []byte(msg))
+	}
+	return &websocket.Server{
+		OnOpen: func(c *websocket.Conn, r *http.Request) {
+			c.Data = r.URL.Query().Get("name")
+			room[c] = true
+			say(fmt.Sprint(c.Data, " joined"))
+		},
+		Options: websocket.Options{
+			OnMessage: func(c *websocket.Conn, _ websocket.MessageType, p []byte) {
+				say(fmt.Sprintf("%s: %s", c.Data, p))
+			},
+			OnClose: func(c *websocket.Conn, _ *websocket.CloseError) {
+				delete(room, c)
+				say(fmt.Sprint(c.Data, " left"))
+			},
+		},
+	}
+}
+
+// The chat with two members: alice joins, and each thing she sees makes
+// bob do the next (join, say hi, leave).
+func Example_chat() {
+	l, err := eventloop.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	url := "ws://" + ln.Addr().String() + "/?name="
+	srv := chat()
+	l.Defer(func(core.CallbackID) { srv.Serve(l, ln) })
+
+	var bob *websocket.Conn
+	alice := &websocket.Options{OnMessage: func(a *websocket.Conn, _ websocket.MessageType, p []byte) {
+		fmt.Println("alice sees:", string(p))
+		switch string(p) {
+		case "alice joined":
+			bob, _ = websocket.Dial(l, url+"bob", nil) // the handler's fiber suspends meanwhile
+		case "bob joined":
+			bob.WriteMessage(websocket.Text, []byte("hi"))
+		case "bob: hi":
+			bob.Close(websocket.CloseNormal, "")
+		case "bob left":
+			a.Close(websocket.CloseNormal, "")
+			ln.Close()
+		}
+	}}
+	l.Defer(func(core.CallbackID) {
+		if _, err := websocket.Dial(l, url+"alice", alice); err != nil {
+			log.Fatal(err)
+		}
+	})
+	if err := l.Run(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// alice sees: alice joined
+	// alice sees: bob joined
+	// alice sees: bob: hi
+	// alice sees: bob left
+}
