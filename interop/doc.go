@@ -20,7 +20,13 @@
 // failing as on net/http's server (the same error, the same bytes sent
 // back); bad upgrade requests answered as net/http answers them (status,
 // headers, body). No case leaves a goroutine behind, nor (on Unix) a
-// descriptor. Example_chat is a broadcast chat on one loop. One difference
+// descriptor. Example_chat is a broadcast chat on one loop.
+//
+// The project's own package websocket meets the libraries too
+// (native_test.go): gorilla's and coder's clients against its server,
+// upgraded from an httpserver route and on a listener of its own, and its
+// client against their servers on net/http, compressed (with and without
+// context takeover where the library has it) and not. One difference
 // from net/http: a reset that comes while the server's read waits reads as
 // the end of the stream on the stream driver under Wine (TestPeerGoes says
 // why).
