@@ -185,13 +185,15 @@ else
 	cell "conformance driver=kqueue: libkqueue missing" false
 fi
 cell "test -race drivers/internal" go test -race -count=1 -v ./drivers/internal/...
-# Package socket runs every case (nettest.TestConn included) on every
-# driver of the build; kqueue, which needs its tag, alone in a second cell
-# (the tests take EVENTLOOP_DRIVER as the only driver when it is set).
-cell "socket -race (every driver)" go test -race -count=1 -v ./socket/
+# Packages socket and websocket run every case (nettest.TestConn
+# included) on every driver of the build; kqueue, which needs its tag,
+# alone in a second cell (the tests take EVENTLOOP_DRIVER as the only
+# driver when it is set).
+cell "socket, websocket -race (every driver)" passes 'TestBadFrames/epoll' passes 'TestBadFrames/netpoll' \
+	passes 'TestBadFrames/stream' go test -race -count=1 -v ./socket/ ./websocket/
 if have_libkqueue; then
-	cell "socket -race driver=kqueue (libkqueue)" passes 'TestNetConn/kqueue' \
-		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./socket/
+	cell "socket, websocket -race driver=kqueue (libkqueue)" passes 'TestNetConn/kqueue' passes 'TestBadFrames/kqueue' \
+		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./socket/ ./websocket/
 else
 	cell "socket driver=kqueue: libkqueue missing" false
 fi
@@ -235,24 +237,30 @@ fi
 # out, so it has a vet of its own; gofmt's "." takes it in.
 cell "vet interop module" go -C interop vet ./...
 cell "interop -race (every driver)" passes 'TestEcho/epoll' passes 'TestEcho/netpoll' passes 'TestEcho/stream' \
+	passes 'TestNativeServer/epoll' passes 'TestNativeServer/netpoll' passes 'TestNativeServer/stream' \
+	passes 'TestNativeClient/epoll' passes 'TestNativeClient/netpoll' passes 'TestNativeClient/stream' \
 	go -C interop test -race -count=1 -v ./...
 if have_libkqueue; then
 	cell "interop -race driver=kqueue (libkqueue)" passes 'TestEcho/kqueue' \
+		passes 'TestNativeServer/kqueue' passes 'TestNativeClient/kqueue' \
 		env EVENTLOOP_DRIVER=kqueue go -C interop test -race -count=1 -v -tags eventloop_libkqueue ./...
 else
 	cell "interop driver=kqueue: libkqueue missing" false
 fi
-# Packages socket, httpserver and fiber, and the interop module, on windows/amd64
+# Packages socket, websocket, httpserver and fiber, and the interop module, on windows/amd64
 # under Wine with -race (have_wine and on_wine above; the Windows block
 # below reports what is missing): every case on every Windows driver, each
 # named so that none can vanish.
 if have_wine; then
 	start_wineserver
-	cell "wine: socket -race (every driver)" passes 'TestNetConn/afd' passes 'TestNetConn/stream' \
-		on_wine go test -race -count=1 -v -exec "$wine" ./socket/
+	cell "wine: socket, websocket -race (every driver)" passes 'TestNetConn/afd' passes 'TestNetConn/stream' \
+		passes 'TestBadFrames/afd' passes 'TestBadFrames/stream' \
+		on_wine go test -race -count=1 -v -exec "$wine" ./socket/ ./websocket/
 	cell "wine: httpserver -race (every driver)" passes 'TestWatchSeesClientGo/afd' \
 		passes 'TestWatchSeesClientGo/stream' on_wine go test -race -count=1 -v -exec "$wine" ./httpserver/
 	cell "wine: interop -race (every driver)" passes 'TestEcho/afd' passes 'TestEcho/stream' \
+		passes 'TestNativeServer/afd' passes 'TestNativeServer/stream' \
+		passes 'TestNativeClient/afd' passes 'TestNativeClient/stream' \
 		on_wine go -C interop test -race -count=1 -v -exec "$wine" ./...
 	cell "wine: fiber -race (every driver)" passes 'TestCloseUnwindsWaits/afd' \
 		passes 'TestCloseUnwindsWaits/stream' on_wine go test -race -count=1 -v -exec "$wine" ./fiber/
@@ -293,13 +301,14 @@ cell "smoke: wsbench -quick" go -C bench run ./wsbench -quick
 
 # Windows under Wine: the tests of every package built for windows/amd64
 # and run by wine64 (go test -exec), with -race: the conformance suite once
-# per Windows driver, the rest in one cell (socket and httpserver, which
+# per Windows driver, the rest in one cell (socket, websocket and httpserver, which
 # run every Windows driver, have cells of their own above); then the tags
 # and what `eventloop drivers` says. One cell after the other: Wine's
 # server completes socket polls when it gets round to it, and a loaded
 # machine shows in the timing cases.
 if have_wine; then
-	win_rest=$(GOOS=windows go list ./... | grep -v -x -e '.*/drivers/afd' -e '.*/drivers/stream' -e '.*/socket' -e '.*/httpserver' -e '.*/fiber')
+	win_rest=$(GOOS=windows go list ./... | grep -v -x -e '.*/drivers/afd' -e '.*/drivers/stream' -e '.*/socket' \
+		-e '.*/websocket' -e '.*/httpserver' -e '.*/fiber')
 	for d in afd stream; do
 		cell "wine: conformance -race driver=$d" at_least 100 \
 			on_wine go test -race -count=1 -v -exec "$wine" ./drivers/$d/
