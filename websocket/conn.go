@@ -283,7 +283,13 @@ func (c *Conn) readLoop() {
 			return
 		}
 		used := c.process(buf)
-		buf = buf[:copy(buf, buf[used:])]
+		rest := buf[used:]
+		if cap(buf) > 64<<10 && len(rest) < 4096 {
+			// A large message is done: an idle conn goes back to a small
+			// buffer.
+			buf = make([]byte, len(rest), 4096)
+		}
+		buf = buf[:copy(buf, rest)]
 	}
 }
 

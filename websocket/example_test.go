@@ -60,11 +60,10 @@ func Example_echo() {
 	// websocket: close 1000 sent: bye
 }
 
-// A client with permessage-deflate, from a goroutine that is not the
-// loop's: Dial blocks it (a fiber would suspend), and the loop runs
-// meanwhile, here on a goroutine of its own. The server, on a listener
-// of its own (Server.Serve), upper-cases; the client's messages come to
-// OnMessage on the loop.
+// A client with permessage-deflate, on a goroutine that is not the
+// loop's: Dial blocks that goroutine (a fiber would suspend) while the
+// loop runs. The server, on a listener of its own (Server.Serve),
+// upper-cases; the client's messages come to OnMessage on the loop.
 func ExampleDialer_Dial() {
 	l, err := eventloop.New()
 	if err != nil {
@@ -82,28 +81,34 @@ func ExampleDialer_Dial() {
 		},
 	}}
 	l.Defer(func(core.CallbackID) { srv.Serve(l, ln) })
-	ran := make(chan error)
-	go func() { ran <- l.Run() }()
 
-	got := make(chan string)
-	d := &websocket.Dialer{Options: websocket.Options{
-		Compression: true,
-		OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
-			got <- string(p) // p is valid until OnMessage returns
-		},
-	}}
-	c, _, err := d.Dial(context.Background(), l, "ws://"+ln.Addr().String()+"/")
-	if err != nil {
+	client := func() {
+		defer ln.Close()
+		got := make(chan string, 1) // a send from OnMessage must not wait: it holds the loop
+		d := &websocket.Dialer{Options: websocket.Options{
+			Compression: true,
+			OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+				got <- string(p) // p is valid until OnMessage returns
+			},
+		}}
+		c, _, err := d.Dial(context.Background(), l, "ws://"+ln.Addr().String()+"/")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("compressed:", c.Compressed())
+		c.WriteMessage(websocket.Text, []byte("shout"))
+		fmt.Println(<-got)
+		c.Close(websocket.CloseNormal, "")
+	}
+	done := make(chan struct{})
+	// Started once the loop runs: a goroutine's call that finds nobody
+	// running the loop runs it itself (package socket's doc), and Run
+	// would then find it running.
+	l.Defer(func(core.CallbackID) { go func() { client(); close(done) }() })
+	if err := l.Run(); err != nil { // until the listener and the conn are closed
 		log.Fatal(err)
 	}
-	fmt.Println("compressed:", c.Compressed())
-	c.WriteMessage(websocket.Text, []byte("shout"))
-	fmt.Println(<-got)
-	c.Close(websocket.CloseNormal, "")
-	ln.Close()
-	if err := <-ran; err != nil { // once the conn has closed
-		log.Fatal(err)
-	}
+	<-done
 	// Output:
 	// compressed: true
 	// SHOUT

@@ -202,6 +202,13 @@ func dialRaw(t *testing.T, addr, ext string) (*rawClient, http.Header) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return handshakeRaw(t, c, addr, ext)
+}
+
+// handshakeRaw is dialRaw's handshake, over c, which is closed when the
+// test ends.
+func handshakeRaw(t *testing.T, c net.Conn, addr, ext string) (*rawClient, http.Header) {
+	t.Helper()
 	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(hangGuard))
 	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n%s\r\n", addr, ext)
