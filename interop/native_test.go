@@ -44,7 +44,8 @@ func nativeMessages() []struct {
 	}
 }
 
-// nativeServer serves an echo of package websocket on l, from an
+// nativeServer serves an echo of package websocket on l (run by a
+// goroutine: runLoop), from an
 // httpserver route or on a listener of its own (how), with opts; ended
 // gets each conn's end.
 func nativeServer(t *testing.T, l *core.Loop, how string, opts websocket.Options, ended chan<- *websocket.CloseError) string {
@@ -53,7 +54,6 @@ func nativeServer(t *testing.T, l *core.Loop, how string, opts websocket.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	runLoop(t, l)
 	opts.OnMessage = func(c *websocket.Conn, typ websocket.MessageType, p []byte) { c.WriteMessage(typ, p) }
 	opts.OnClose = func(c *websocket.Conn, err *websocket.CloseError) { ended <- err }
 	srv := &websocket.Server{Options: opts}
@@ -127,6 +127,7 @@ func TestNativeServer(t *testing.T) {
 		{"deflate-takeover", websocket.Options{Compression: true, ContextTakeover: true}},
 	}
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		runLoop(t, l)
 		for _, how := range []string{"httpserver", "listener"} {
 			for _, s := range servers {
 				ended := make(chan *websocket.CloseError, 64)
