@@ -10,7 +10,8 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
-// badLimit is the message limit of the server that bad input meets.
+// badLimit is the message limit of the server that bad input meets; its
+// frames' is half that.
 const badLimit = 64 << 10
 
 // bomb is a compressed payload of about 1 KiB that inflates to 1 MiB,
@@ -37,7 +38,7 @@ func TestBadFrames(t *testing.T) {
 	}{
 		{"length 2^63", "", []frame{{fin: true, op: opBinary, masked: true, length: 1 << 63}}, CloseProtocolError},
 		{"length 2^63-1", "", []frame{{fin: true, op: opBinary, masked: true, length: 1<<63 - 1}}, CloseTooBig},
-		{"frame over the limit", "", []frame{{fin: true, op: opBinary, masked: true, length: badLimit + 1}}, CloseTooBig},
+		{"frame over the limit", "", []frame{{fin: true, op: opBinary, masked: true, length: badLimit/2 + 1}}, CloseTooBig},
 		{"message over the limit in fragments", "", []frame{
 			{op: opBinary, masked: true, p: make([]byte, badLimit/2)},
 			{op: opContinuation, masked: true, p: make([]byte, badLimit/2)},
@@ -77,7 +78,7 @@ func TestBadFrames(t *testing.T) {
 		for _, r := range routes {
 			rec := newRecorder()
 			srv := echoServer(rec)
-			srv.MaxMessageSize, srv.Compression = badLimit, true
+			srv.MaxMessageSize, srv.MaxFrameSize, srv.Compression = badLimit, badLimit/2, true
 			addr := serveWS(t, l, srv, r)
 			for _, c := range cases {
 				t.Run(r.String()+"/"+c.name, func(t *testing.T) {

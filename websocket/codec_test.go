@@ -78,6 +78,9 @@ func TestValidUTF8Prefix(t *testing.T) {
 		{"\xf5", 0, false},
 		{"\x80", 0, false},
 		{"\xe2\x82\xac\xe2\x82", 3, true},
+		{"a\xed\xa0\x80", 0, false}, // a surrogate, whole
+		{"a\xe0\x80\x80", 0, false}, // an overlong rune, whole
+		{"a\xf4\x90\x80\x80", 0, false},
 	} {
 		n, ok := validUTF8Prefix([]byte(c.in))
 		if n != c.n || ok != c.ok {

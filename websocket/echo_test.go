@@ -3,7 +3,9 @@
 package websocket
 
 import (
+	"compress/flate"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -23,7 +25,9 @@ func TestEcho(t *testing.T) {
 	}{
 		{"plain", Options{}},
 		{"deflate", Options{Compression: true}},
-		{"deflate-takeover", Options{Compression: true, ContextTakeover: true}},
+		// At the best level, whose matches reach into earlier messages
+		// (BestSpeed starts each small block afresh).
+		{"deflate-takeover", Options{Compression: true, ContextTakeover: true, CompressionLevel: flate.BestCompression}},
 	}
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		for _, r := range routes {
@@ -31,7 +35,7 @@ func TestEcho(t *testing.T) {
 				t.Run(r.String()+"/"+m.name, func(t *testing.T) {
 					srec := newRecorder()
 					srv := echoServer(srec)
-					srv.Compression, srv.ContextTakeover = m.o.Compression, m.o.ContextTakeover
+					srv.Compression, srv.ContextTakeover, srv.CompressionLevel = m.o.Compression, m.o.ContextTakeover, m.o.CompressionLevel
 					addr := serveWS(t, l, srv, r)
 					crec := newRecorder()
 					d := &Dialer{Options: m.o}
@@ -48,8 +52,12 @@ func TestEcho(t *testing.T) {
 						// As large as a message may be, and incompressible: compressed,
 						// its frame is a little larger than the limit of a message.
 						{Binary, string(random(DefaultMaxMessageSize))}}
+					// Alike but for their start, and each incompressible alone: with
+					// context takeover, the second and later are mostly references
+					// to the first.
+					same := base64.StdEncoding.EncodeToString(random(300))
 					for i := range 5 {
-						msgs = append(msgs, message{Text, fmt.Sprintf("message %d, like the others", i)})
+						msgs = append(msgs, message{Text, fmt.Sprintf("message %d: %s", i, same)})
 					}
 					for _, msg := range msgs {
 						if err := c.WriteMessage(msg.typ, []byte(msg.p)); err != nil {
