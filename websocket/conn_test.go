@@ -297,3 +297,57 @@ func TestDialHandshakeDeadline(t *testing.T) {
 		}
 	})
 }
+
+// A peer that pings without reading: each pong replaces the one queued
+// and not yet written (RFC 6455 5.5.3 lets the last ping be answered),
+// so 100 000 pings leave the conn's queue at a frame or two, and the
+// conn serves on.
+func TestPingFlood(t *testing.T) {
+	const pings = 100_000
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		srv := echoServer(rec)
+		srv.OnMessage = func(c *Conn, typ MessageType, p []byte) {
+			c.mu.Lock()
+			queued := c.queued
+			c.mu.Unlock()
+			c.WriteMessage(Text, []byte(fmt.Sprint(queued)))
+		}
+		addr := serveWS(t, l, srv, viaListener)
+		rc, _ := dialRaw(t, addr, "")
+		rec.conn(t)
+		rc.c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		var batch []byte
+		for i := range pings {
+			batch = append(batch, cf(opPing, fmt.Sprint(i)).bytes()...)
+			if len(batch) > 64<<10 || i == pings-1 {
+				if _, err := rc.c.Write(batch); err != nil {
+					t.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+		rc.send(cf(opText, "how many bytes are queued?"))
+		pongs := 0
+		for {
+			f, err := rc.read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.op == opPong {
+				pongs++
+				continue
+			}
+			var queued int
+			fmt.Sscan(string(f.p), &queued)
+			if queued > 256 {
+				t.Errorf("%d bytes queued after %d pings", queued, pings)
+			}
+			break
+		}
+		t.Logf("%d pongs for %d pings", pongs, pings)
+		rc.send(cf(opClose, "\x03\xe8"))
+		rc.closeCode()
+		rec.close(t)
+	})
+}
