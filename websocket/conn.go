@@ -228,6 +228,8 @@ func (c *Conn) onLoop(fn func()) {
 // any other transport (TLS) is read by a fiber of its own.
 func (c *Conn) start(open func()) {
 	run := func() {
+		done := false
+		defer c.unlessDone(&done)
 		c.begin(open)
 		if c.carry != nil {
 			carry := c.carry
@@ -241,9 +243,11 @@ func (c *Conn) start(open func()) {
 		// run (a handler that suspends after the Hijack), the conn gets a
 		// fiber that reads it instead.
 		if sc, ok := c.nc.(*socket.Conn); ok && sc.Serve(c.serveBytes) == nil {
+			done = true
 			return
 		}
 		c.readLoop()
+		done = true
 	}
 	if c.l.InFiber() {
 		c.l.Queue(run)
@@ -294,24 +298,42 @@ func (c *Conn) readLoop() {
 }
 
 // serveBytes is the conn's socket.Handler.
-func (c *Conn) serveBytes(_ *socket.Conn, in []byte, err error) int {
+func (c *Conn) serveBytes(_ *socket.Conn, in []byte, err error) (n int) {
 	if err != nil {
 		c.finish(err)
 		return 0
 	}
-	if c.srv != nil {
-		return c.srv.handshake(c, in)
-	}
-	if c.carry != nil {
+	done := false
+	defer c.unlessDone(&done)
+	switch {
+	case c.srv != nil:
+		n = c.srv.handshake(c, in)
+	case c.carry != nil:
 		// Left by the handshake: rare, and copied once more.
 		buf := append(c.carry, in...)
 		c.carry = nil
 		if n := c.process(buf); n < len(buf) {
 			c.carry = buf[n:]
 		}
-		return len(in)
+		n = len(in)
+	default:
+		n = c.process(in)
 	}
-	return c.process(in)
+	done = true
+	return n
+}
+
+// unlessDone ends the conn if a callback of the user's (OnOpen,
+// OnMessage) panicked through the package before *done was set: the
+// conn is closed and OnClose told (CloseAbnormal), and the panic goes on
+// to the loop, as a socket.Handler's does.
+func (c *Conn) unlessDone(done *bool) {
+	if *done || c.ended {
+		return
+	}
+	c.setCloseErr(&CloseError{Code: CloseAbnormal, Reason: "a callback panicked"})
+	c.nc.Close()
+	c.finish(nil)
 }
 
 // finish ends the conn once its transport has: on the loop, once.

@@ -35,7 +35,10 @@
 // meanwhile. Its p is valid until it returns: most messages are handed
 // over where they were read, in the buffer the loop's served conns share.
 // A message whose bytes are not all there yet costs its conn the bytes
-// so far, not a buffer of the largest message.
+// so far, not a buffer of the largest message. A callback that panics
+// (OnOpen, OnMessage) ends its conn, which is closed, and OnClose gets
+// CloseAbnormal; the panic goes where the loop's callbacks' panics go
+// (the loop's error handler, or Run's result).
 //
 // # Sending
 //

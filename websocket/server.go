@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
@@ -27,6 +28,11 @@ type Server struct {
 	// Subprotocols are those the server speaks, best first: the first
 	// that the client offers is agreed on (Conn.Subprotocol).
 	Subprotocols []string
+	// HandshakeTimeout bounds, for Serve, the wait for a conn's handshake
+	// from its accept; past it the conn is closed (0: no bound, as
+	// net/http's ReadHeaderTimeout). On an httpserver route, the
+	// httpserver.Server's timeouts apply.
+	HandshakeTimeout time.Duration
 }
 
 // ServeHTTP upgrades the request to a WebSocket conn (a handshake that
@@ -94,6 +100,9 @@ func (s *Server) Serve(l *core.Loop, ln *socket.Listener) error {
 		}
 		c := newConn(l, sc, &s.Options, false)
 		c.srv = s
+		if s.HandshakeTimeout > 0 {
+			sc.SetReadDeadline(time.Now().Add(s.HandshakeTimeout))
+		}
 		if err := sc.Serve(c.serveBytes); err != nil {
 			sc.Close()
 		}
@@ -128,6 +137,9 @@ func (s *Server) handshake(c *Conn, in []byte) int {
 	resp, pmd, sub := s.answer(r)
 	c.setDeflate(pmd)
 	c.subprotocol, c.srv = sub, nil
+	if s.HandshakeTimeout > 0 {
+		c.nc.SetReadDeadline(time.Time{})
+	}
 	if _, err := c.nc.Write(resp); err != nil {
 		c.ended = true // never opened: no OnClose
 		c.nc.Close()

@@ -4,7 +4,10 @@ package websocket
 
 import (
 	"crypto/tls"
+	"io"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +91,73 @@ func TestSuspendAfterUpgrade(t *testing.T) {
 		rc, _ := dialRaw(t, ln.Addr().String(), "")
 		rec.conn(t)
 		echoOnce(t, rc, rec)
+	})
+}
+
+// Server.HandshakeTimeout closes a conn whose handshake does not come;
+// one that comes in time is not bounded afterwards.
+func TestHandshakeTimeout(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		srv := echoServer(rec)
+		srv.HandshakeTimeout = 20 * time.Millisecond
+		addr := serveWS(t, l, srv, viaListener)
+		silent, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer silent.Close()
+		rc, _ := dialRaw(t, addr, "")
+		rec.conn(t)
+		silent.SetDeadline(time.Now().Add(hangGuard))
+		if n, err := silent.Read(make([]byte, 1)); err != io.EOF {
+			t.Fatalf("read %d bytes, %v from a conn that sent no handshake, want the end of the stream", n, err)
+		}
+		echoOnce(t, rc, rec) // well past the timeout, read after it
+	})
+}
+
+// A callback that panics (OnMessage here, OnOpen alike) ends its conn:
+// it is closed, OnClose says so, and the panic goes to the loop's error
+// handler, as a socket.Handler's does; the other conns go on.
+func TestCallbackPanics(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		uncaught := make(chan error, 4)
+		set := make(chan struct{})
+		l.Post(func() { l.SetErrorHandler(func(err error) { uncaught <- err }); close(set) })
+		<-set
+		for _, r := range routes {
+			t.Run(r.String(), func(t *testing.T) {
+				rec := newRecorder()
+				srv := echoServer(rec)
+				srv.OnMessage = func(c *Conn, typ MessageType, p []byte) {
+					if string(p) == "boom" {
+						panic("boom")
+					}
+					c.WriteMessage(typ, p)
+				}
+				addr := serveWS(t, l, srv, r)
+				bad, _ := dialRaw(t, addr, "")
+				rec.conn(t)
+				good, _ := dialRaw(t, addr, "")
+				rec.conn(t)
+				bad.send(cf(opText, "boom"))
+				if _, err := bad.read(); err == nil {
+					t.Error("the conn whose OnMessage panicked is still open")
+				}
+				if e := rec.close(t); e.Code != CloseAbnormal || !strings.Contains(e.Reason, "panicked") {
+					t.Errorf("OnClose %+v", e)
+				}
+				select {
+				case err := <-uncaught:
+					if !strings.Contains(err.Error(), "boom") {
+						t.Errorf("the loop's error handler got %v", err)
+					}
+				case <-time.After(hangGuard):
+					t.Error("the panic did not reach the loop's error handler")
+				}
+				echoOnce(t, good, rec)
+			})
+		}
 	})
 }
