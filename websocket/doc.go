@@ -12,7 +12,7 @@
 //	l.Defer(func(core.CallbackID) { httpserver.Serve(l, ln, srv) })
 //
 // Example_echo is that server and a client; Example_chat is a chat room
-// (broadcast, join and leave) in a Server of 30 lines; ExampleDialer_Dial
+// (broadcast, join and leave) in a Server of 26 lines; ExampleDialer_Dial
 // is a client on a goroutine, with compression.
 //
 // # Idle conns hold nothing
