@@ -35,6 +35,9 @@ type (
 	SlowestCallback = core.SlowestCallback
 	// SlowCallback is a watchdog report (core.SlowCallback).
 	SlowCallback = core.SlowCallback
+	// BlockedCall is a report of a fiber that keeps the loop's goroutine
+	// blocked (core.BlockedCall).
+	BlockedCall = core.BlockedCall
 	// FDError reports an fd the loop stopped watching (core.FDError).
 	FDError = core.FDError
 	// UncaughtError is a panic that escaped a callback (core.UncaughtError).
@@ -72,6 +75,7 @@ var (
 const (
 	EnvDebugTrace = core.EnvDebugTrace
 	EnvDebugSlow  = core.EnvDebugSlow
+	EnvBlocked    = core.EnvBlocked
 )
 
 // WithTracing records where each callback was created (core.WithTracing).
@@ -86,6 +90,10 @@ func WithFiberPool(n int) Option { return core.WithFiberPool(n) }
 func WithWatchdog(threshold time.Duration, report func(SlowCallback)) Option {
 	return core.WithWatchdog(threshold, report)
 }
+
+// WithBlockedReport sets what receives the reports of fibers that keep the
+// loop's goroutine blocked (core.WithBlockedReport); nil turns them off.
+func WithBlockedReport(report func(BlockedCall)) Option { return core.WithBlockedReport(report) }
 
 // Await runs fn on a goroutine of its own while the current fiber (or
 // main) waits, and returns its result (core.Await).

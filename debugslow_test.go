@@ -38,3 +38,25 @@ func TestBadDebugSlowIsAnError(t *testing.T) {
 	assert.Equal(t, "defer", l.Metrics().Slowest.Kind, "the watchdog is on: callbacks are timed")
 	require.NoError(t, l.Close())
 }
+
+// EVENTLOOP_BLOCKED that is none of 0, 1, off, on, false, true: New and
+// NewWithDriver return an error naming the variable and the value (core.New
+// cannot, and leaves the report on).
+func TestBadBlockedIsAnError(t *testing.T) {
+	for _, good := range []string{"0", "off", "1", "on", "TRUE", ""} {
+		t.Setenv(eventloop.EnvBlocked, good)
+		l, err := eventloop.New()
+		require.NoError(t, err, good)
+		require.NoError(t, l.Close())
+	}
+	for _, bad := range []string{"no", "2"} {
+		t.Setenv(eventloop.EnvBlocked, bad)
+		_, err := eventloop.New()
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), eventloop.EnvBlocked)
+		assert.Contains(t, err.Error(), `"`+bad+`"`)
+		_, err = eventloop.NewWithDriver(eventloop.DefaultDriver())
+		require.Error(t, err, bad)
+		assert.Contains(t, err.Error(), eventloop.EnvBlocked)
+	}
+}

@@ -12,6 +12,11 @@
 //
 // # Seeing inside a running loop
 //
+// A fiber that keeps the loop's goroutine blocked for 5 ms (net/http's
+// client in a handler, time.Sleep, a channel, a lock) is reported once per
+// call site to the standard logger, with what to do instead; nothing needs
+// setting (WithBlockedReport, or EVENTLOOP_BLOCKED=0 to turn it off).
+//
 // WithWatchdog (or EVENTLOOP_DEBUG_SLOW=100ms) reports a callback that runs
 // past a threshold while it still runs, with the stack of its fiber, and
 // again when it returns. Loop.Metrics, safe from any goroutine, tells time
@@ -80,11 +85,16 @@ func pick() (name, why string) {
 }
 
 // New returns a loop on the driver picked as the package doc says. Like
-// core.New it reads EVENTLOOP_DEBUG_TRACE and EVENTLOOP_DEBUG_SLOW; unlike
-// it, it returns an error naming EVENTLOOP_DEBUG_SLOW and its value when
-// that is not a duration of 0 (off) or more.
+// core.New it reads EVENTLOOP_DEBUG_TRACE, EVENTLOOP_DEBUG_SLOW and
+// EVENTLOOP_BLOCKED; unlike it, it returns an error naming
+// EVENTLOOP_DEBUG_SLOW and its value when that is not a duration of 0 (off)
+// or more, and likewise EVENTLOOP_BLOCKED when it is not 0 or 1 (or off, on,
+// false, true).
 func New(opts ...Option) (*Loop, error) {
 	if _, err := core.DebugSlowFromEnv(); err != nil {
+		return nil, err
+	}
+	if _, err := core.BlockedFromEnv(); err != nil {
 		return nil, err
 	}
 	name, why := pick()
@@ -102,6 +112,9 @@ func New(opts ...Option) (*Loop, error) {
 // "kqueue", "netpoll" or "afd". The environment is read as New reads it.
 func NewWithDriver(name string, opts ...Option) (*Loop, error) {
 	if _, err := core.DebugSlowFromEnv(); err != nil {
+		return nil, err
+	}
+	if _, err := core.BlockedFromEnv(); err != nil {
 		return nil, err
 	}
 	d, err := NewDriver(name)

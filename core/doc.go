@@ -116,6 +116,18 @@
 //
 // # Seeing inside a running loop
 //
+// Without any setting, a fiber that keeps the loop's goroutine blocked in
+// the runtime or a syscall for 5 ms (net/http's client, time.Sleep, a
+// channel, a lock, a blocking read) is reported once per call site, with
+// the standard library's logger: the call, the code that made it, the
+// handler if package httpserver runs it, and the fix (package httpclient,
+// httpserver.Blocking, Await). A fiber computing that long is not: that is
+// the watchdog's. A sampler goroutine per running loop, asleep while the
+// loop waits in the driver, finds the fiber's stack in the goroutine
+// profile (blocked.go); the loop pays an atomic load and a branch per
+// callback and per suspension. WithBlockedReport takes the reports, or
+// turns them off (nil), as EVENTLOOP_BLOCKED=0 does.
+//
 // WithWatchdog (or EVENTLOOP_DEBUG_SLOW=100ms) reports a callback,
 // microtask, post or error handler that runs past a threshold while it
 // still runs, from a goroutine of its own, with the stack of the fiber

@@ -40,3 +40,17 @@ func SetWatchdogDumpHook(f func()) func() {
 // WatchdogFullDumps is how many stacks the watchdogs of the process have
 // cut out of a dump of all goroutines.
 func WatchdogFullDumps() int64 { return fullDumps.Load() }
+
+// WithBlockedLooks sets what the blocked-call sampler calls after each look
+// at a fiber's stack (and after the report it made, if it made one): the
+// stack, and whether it was found blocked. It follows WithBlockedReport.
+func WithBlockedLooks(f func(stack string, blocked bool)) Option {
+	return func(l *Loop) {
+		if l.blk != nil {
+			l.blk.examined = f
+		}
+	}
+}
+
+// BlockedReportOn reports whether l makes blocked-call reports.
+func BlockedReportOn(l *Loop) bool { return l.blk != nil }

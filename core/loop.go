@@ -141,7 +141,14 @@ type runState struct {
 }
 
 type diagnostics struct {
-	wd     *watchdog    // WithWatchdog (watchdog.go); nil: off
+	wd  *watchdog     // WithWatchdog (watchdog.go); nil: off
+	blk *blockedWatch // the blocked-call report (blocked.go); nil: off
+	// obs says what the watchdog and the blocked-call sampler need
+	// (blocked.go): read by the loop at every run, written by the sampler
+	// once per sampling period at most. A plain word for sync/atomic's
+	// functions: the method of an atomic.Uint32 would cost userRunBegins
+	// its inlining.
+	obs    uint32
 	counts counters     // what Stats and Metrics both report (metrics.go)
 	m      metricsState // the rest of Metrics (metrics.go)
 	trace  bool         // WithTracing: record where callbacks and fibers were made
@@ -184,8 +191,10 @@ const EnvDebugTrace = "EVENTLOOP_DEBUG_TRACE"
 
 // New returns a loop on driver d. The loop owns d: Close closes it.
 // EVENTLOOP_DEBUG_TRACE=1 turns tracing on and EVENTLOOP_DEBUG_SLOW the
-// watchdog, as the options would; New ignores an EVENTLOOP_DEBUG_SLOW it
-// cannot parse (eventloop.New returns an error for it instead).
+// watchdog, as the options would, and EVENTLOOP_BLOCKED=0 the blocked-call
+// report off (WithBlockedReport); New ignores an EVENTLOOP_DEBUG_SLOW or
+// EVENTLOOP_BLOCKED it cannot parse (eventloop.New returns an error for it
+// instead).
 func New(d Driver, opts ...Option) *Loop {
 	if d == nil {
 		panic("eventloop: New called with a nil Driver")
@@ -207,8 +216,14 @@ func New(d Driver, opts ...Option) *Loop {
 	if slow, err := DebugSlowFromEnv(); err == nil && slow > 0 {
 		l.wd = newWatchdog(slow, nil)
 	}
+	if on, _ := BlockedFromEnv(); on {
+		l.blk = newBlockedWatch(logBlocked)
+	}
 	for _, o := range opts {
 		o(l)
+	}
+	if l.wd != nil {
+		atomic.StoreUint32(&l.obs, obsWatchdog)
 	}
 	return l
 }

@@ -1,5 +1,7 @@
 package core
 
+import "sync/atomic"
+
 // The diagnostics seam. The scheduler tells the diagnostics (the watchdog,
 // watchdog.go; the metrics and counters, metrics.go; tracing, Dump and the
 // deadlock report, dump.go) what happens at the points below, and they see
@@ -16,13 +18,30 @@ package core
 // All but timerRuns, waitEnded and loopCloses (each has a clock read, a
 // syscall or a Close beside it) are inlined: with the watchdog off, each
 // costs one predictable branch, or a counter, as the code it stands for
-// did. One place tests l.wd itself: microtaskBatch, once per batch, so
-// that a microtask pays nothing (drain.go).
+// did: userRunBegins and userRunPauses test one atomic word that tells
+// whether the watchdog or the blocked-call sampler (blocked.go) needs
+// them, in place of the watchdog's pointer. One place tests l.wd itself:
+// microtaskBatch, once per batch, so that a microtask pays nothing
+// (drain.go).
 
 // runStarts: Run, RunOnce or a main Suspend is about to run the loop.
 func (l *Loop) runStarts() {
+	if l.wd != nil || l.blk != nil {
+		l.observerStart()
+	}
+}
+
+// observerStart starts (or wakes) the watchdog and the blocked-call
+// sampler.
+func (l *Loop) observerStart() {
 	if l.wd != nil {
 		l.wdStart()
+	}
+	if l.blk != nil {
+		l.blockedStart()
+	}
+	if atomic.LoadUint32(&l.obs)&blkBits != 0 {
+		l.blockedRunEnds()
 	}
 }
 
@@ -31,6 +50,9 @@ func (l *Loop) runStarts() {
 func (l *Loop) loopCloses() {
 	if l.wd != nil {
 		l.wdStop()
+	}
+	if l.blk != nil {
+		l.blockedStop()
 	}
 	l.publish(l.now(), false)
 }
@@ -55,16 +77,37 @@ func (l *Loop) callbackMade(c *callback) {
 // created is where a callback was registered, with tracing.
 func (l *Loop) userRunBegins(kind runKind, id CallbackID, typ CallbackType, f *fiber, created []uintptr) {
 	l.clockStale = true
+	if atomic.LoadUint32(&l.obs) != 0 {
+		l.observeRunBegins(kind, id, typ, f, created)
+	}
+}
+
+// observeRunBegins is userRunBegins for the watchdog and the sampler, out
+// of line: one call keeps userRunBegins inlined.
+func (l *Loop) observeRunBegins(kind runKind, id CallbackID, typ CallbackType, f *fiber, created []uintptr) {
 	if l.wd != nil {
 		l.wdBegin(id, typ, kind, f, created)
+	}
+	if atomic.LoadUint32(&l.obs)&blkBits != 0 {
+		l.blockedRunEnds()
 	}
 }
 
 // userRunPauses: no user code runs now: the fiber that ran it suspended or
 // parked, its task ended, or the tick has moved on.
 func (l *Loop) userRunPauses() {
+	if atomic.LoadUint32(&l.obs) != 0 {
+		l.observeRunPauses()
+	}
+}
+
+// observeRunPauses is userRunPauses for the watchdog and the sampler.
+func (l *Loop) observeRunPauses() {
 	if l.wd != nil {
 		l.wdIdle()
+	}
+	if atomic.LoadUint32(&l.obs)&blkBits != 0 {
+		l.blockedRunEnds()
 	}
 }
 
@@ -114,6 +157,9 @@ func (l *Loop) tickBegins() {
 func (l *Loop) waitEnded(blocked bool, slept int64, n int) {
 	if blocked {
 		l.idleSince(slept)
+		if atomic.LoadUint32(&l.obs)&blkBits != 0 {
+			l.blockedRunEnds()
+		}
 	}
 	l.counts.fdEvents += uint64(n)
 }

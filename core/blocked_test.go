@@ -1,0 +1,212 @@
+package core_test
+
+import (
+	"bytes"
+	"log"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The blocked-call report's rules (WithBlockedReport): a run that keeps
+// the loop's goroutine blocked in the runtime or a syscall for a few
+// milliseconds is reported once per call site, on by default, naming the
+// call, its site and the fix; a run that computes is not; the sampler's
+// goroutine ends with Close (TestMain's leakcheck); the report can be
+// turned off.
+
+// blockedRecorder collects the reports and the sampler's looks at stacks.
+type blockedRecorder struct {
+	mu      sync.Mutex
+	got     []core.BlockedCall
+	looks   atomic.Int32 // looks that found the fiber blocked
+	running atomic.Int32 // looks that found it running Go code
+	looked  chan struct{}
+}
+
+func newBlockedRecorder() *blockedRecorder {
+	return &blockedRecorder{looked: make(chan struct{}, 1)}
+}
+
+func (r *blockedRecorder) add(c core.BlockedCall) {
+	r.mu.Lock()
+	r.got = append(r.got, c)
+	r.mu.Unlock()
+}
+
+func (r *blockedRecorder) all() []core.BlockedCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]core.BlockedCall(nil), r.got...)
+}
+
+func (r *blockedRecorder) look(_ string, blocked bool) {
+	if !blocked {
+		r.running.Add(1)
+		return
+	}
+	r.looks.Add(1)
+	select {
+	case r.looked <- struct{}{}:
+	default:
+	}
+}
+
+func (r *blockedRecorder) loop(t *testing.T) *core.Loop {
+	return newLoop(t, core.WithBlockedReport(r.add), core.WithBlockedLooks(r.look))
+}
+
+// blockOnChannel is the call site of the channel test: a plain receive,
+// which the sampler's look ends (or a guard, so that a sampler that never
+// looks fails the test instead of hanging it).
+func blockOnChannel(ch <-chan struct{}) {
+	<-ch
+}
+
+func guard(ch chan<- struct{}) *time.Timer {
+	return time.AfterFunc(wdGuard, func() { ch <- struct{}{} })
+}
+
+func TestBlockedChannelReportedOncePerSite(t *testing.T) {
+	r := newBlockedRecorder()
+	l := r.loop(t)
+	defer guard(r.looked).Stop()
+	const runs = 3
+	n := 0
+	var next func(core.CallbackID)
+	next = func(core.CallbackID) {
+		blockOnChannel(r.looked)
+		if n++; n < runs {
+			l.Defer(next)
+		}
+	}
+	l.Defer(next)
+	require.NoError(t, l.Run())
+	// The runs were looked at, blocked (each once, unless a loaded machine
+	// let a look come twice in one), and only the first was reported.
+	assert.GreaterOrEqual(t, r.looks.Load(), int32(runs))
+	got := r.all()
+	require.Len(t, got, 1, "one report for one call site")
+	c := got[0]
+	assert.Equal(t, "runtime.chanrecv1", c.Call)
+	assert.Contains(t, c.Site, "core_test.blockOnChannel")
+	assert.True(t, strings.HasSuffix(c.File, "blocked_test.go"), c.File)
+	assert.Contains(t, c.Fix, "core.Await")
+	assert.GreaterOrEqual(t, c.Elapsed, 5*time.Millisecond)
+	assert.Contains(t, c.Stack, "blockOnChannel")
+	assert.True(t, strings.HasPrefix(c.Stack, "fiber [waiting]:"), c.Stack)
+	s := c.String()
+	assert.Contains(t, s, "runtime.chanrecv1 called by github.com/revoltgo/eventloop/core_test.blockOnChannel")
+	assert.Contains(t, s, "EVENTLOOP_BLOCKED=0")
+}
+
+// sleepUntilLooked is the call site of the sleep test: 30 ms sleeps until
+// the sampler has looked.
+func sleepUntilLooked(looked <-chan struct{}) {
+	for {
+		time.Sleep(30 * time.Millisecond)
+		select {
+		case <-looked:
+			return
+		default:
+		}
+	}
+}
+
+func TestBlockedSleepReported(t *testing.T) {
+	r := newBlockedRecorder()
+	l := r.loop(t)
+	defer guard(r.looked).Stop()
+	l.Defer(func(core.CallbackID) { sleepUntilLooked(r.looked) })
+	require.NoError(t, l.Run())
+	got := r.all()
+	require.Len(t, got, 1)
+	assert.Equal(t, "time.Sleep", got[0].Call)
+	assert.Contains(t, got[0].Site, "core_test.sleepUntilLooked")
+}
+
+// spinUntilLooked computes until the sampler has looked at it.
+//
+//go:noinline
+func spinUntilLooked(r *blockedRecorder) (n int) {
+	for deadline := time.Now().Add(wdGuard); r.running.Load()+r.looks.Load() == 0 && time.Now().Before(deadline); {
+		for range 1000 {
+			n++
+		}
+	}
+	return n
+}
+
+func TestBlockedNotForComputation(t *testing.T) {
+	r := newBlockedRecorder()
+	l := r.loop(t)
+	l.Defer(func(core.CallbackID) { spinUntilLooked(r) })
+	require.NoError(t, l.Run())
+	require.NotZero(t, r.running.Load()+r.looks.Load(), "the sampler never looked at the computing fiber")
+	assert.Empty(t, r.all(), "a computation is not a blocked call")
+	assert.Zero(t, r.looks.Load(), "looks that found the computing fiber blocked")
+}
+
+// syncBuffer is a log output that the test reads while the sampler writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// blockUntilLogged is the call site of the default test.
+func blockUntilLogged(out *syncBuffer) {
+	for deadline := time.Now().Add(wdGuard); !strings.Contains(out.String(), "blockUntilLogged") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestBlockedLoggedByDefault(t *testing.T) {
+	t.Setenv(core.EnvBlocked, "")
+	var out syncBuffer
+	prev := log.Writer()
+	log.SetOutput(&out)
+	defer log.SetOutput(prev)
+	l := newLoop(t)
+	l.Defer(func(core.CallbackID) { blockUntilLogged(&out) })
+	require.NoError(t, l.Run())
+	s := out.String()
+	assert.Contains(t, s, "eventloop: a fiber has blocked the loop's goroutine for ")
+	assert.Contains(t, s, "time.Sleep called by github.com/revoltgo/eventloop/core_test.blockUntilLogged")
+	assert.Contains(t, s, "core.Await")
+	assert.Equal(t, 1, strings.Count(s, "eventloop: a fiber has blocked"), s)
+}
+
+func TestBlockedReportOff(t *testing.T) {
+	t.Setenv(core.EnvBlocked, "")
+	assert.True(t, core.BlockedReportOn(newLoop(t)), "on by default")
+	assert.False(t, core.BlockedReportOn(newLoop(t, core.WithBlockedReport(nil))))
+	for _, v := range []string{"0", "off", "OFF", "false"} {
+		t.Setenv(core.EnvBlocked, v)
+		assert.False(t, core.BlockedReportOn(newLoop(t)), "%s=%s", core.EnvBlocked, v)
+		assert.True(t, core.BlockedReportOn(newLoop(t, core.WithBlockedReport(func(core.BlockedCall) {}))),
+			"the option overrides %s=%s", core.EnvBlocked, v)
+	}
+	// What core.New cannot read, it takes for on (eventloop.New fails).
+	for _, v := range []string{"1", "on", "true", "no"} {
+		t.Setenv(core.EnvBlocked, v)
+		assert.True(t, core.BlockedReportOn(newLoop(t)), "%s=%s", core.EnvBlocked, v)
+	}
+}
