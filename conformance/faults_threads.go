@@ -35,6 +35,10 @@ func loopFactoryCases() []loopFactoryCase {
 		// and its name in the stack of its fiber (observe.go).
 		{"WatchdogReportsCallbackInTightLoop", watchdogTightLoop},
 		{"WatchdogReportsCallbackInSleep", watchdogSleep},
+		// A fiber that readiness runs after a wait in the driver, blocked
+		// in a channel receive, is reported once per call site
+		// (core.WithBlockedReport, blocked.go).
+		{"BlockedCallReportedAfterWaitInDriver", blockedAfterWaitInDriver},
 	}
 }
 
