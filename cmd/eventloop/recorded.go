@@ -21,14 +21,16 @@ type recordedRow struct {
 var recorded = []recordedRow{
 	{
 		measure: `HTTP "Hello, World!", 128 conns, requests/s`,
-		ours:    "143 050 (1.53× net/http), epoll, 1 loop",
-		std:     "net/http 92 129",
-		peers:   "fasthttp 170 440 (1.77×)",
-		when:    "2026-12-02; wrk -t2 on the same 2 cores, 1 s warm-up, 3 s window, medians of 5",
+		ours:    "119 799 (1.48× net/http), epoll, 2 loops; 16 pipelined in each write: 727 609 (6.24×)",
+		std:     "net/http 79 663; pipelined 116 249",
+		peers:   "fasthttp 122 432 (1.49×), pipelined 1 215 423 (10.30×); nbio 72 309 (0.95×)",
+		when:    "2026-12-06; wrk -t2 on the same 2 cores, 1 s warm-up, 3 s window, medians of 5",
 		sources: []string{
-			"| net/http | 128 | 92129 | 1.00× |",
-			"| fasthttp | 128 | 170440 | 1.77× |",
-			"| ours, epoll, 1 loop | 128 | 143050 | 1.53× |",
+			"| net/http | 128 | 79663 | 1.00× |",
+			"| fasthttp | 128 | 122432 | 1.49× |",
+			"| ours, epoll, 2 loops | 128 | 119799 | 1.48× |",
+			"| ours, epoll, 2 loops | 128, 16 deep | 727609 | 6.24× |",
+			"| fasthttp | 128, 16 deep | 1215423 | 10.30× |",
 		},
 	},
 	{
