@@ -19,6 +19,10 @@ func allocsInFiber(t *testing.T, l *core.Loop, fn func()) float64 {
 // unbuffered queue each way), allocate nothing once the queues are warm:
 // waiting takes a pooled node and resumes with no value boxed.
 func TestQueuePingPongAllocs(t *testing.T) {
+	// The blocked-call report's sampler, another goroutine, allocates when
+	// it looks at a loop held 5 ms (a syscall under Wine can take that
+	// long), which this process-wide count would take for the path's own.
+	t.Setenv(core.EnvBlocked, "0")
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		ping, pong := NewQueue[int](l, 0), NewQueue[int](l, 0)
 		ctx := context.Background()
@@ -51,6 +55,10 @@ func TestQueuePingPongAllocs(t *testing.T) {
 // On a buffered queue with room, Send then Recv in one fiber allocate
 // nothing.
 func TestQueueBufferedAllocs(t *testing.T) {
+	// The blocked-call report's sampler, another goroutine, allocates when
+	// it looks at a loop held 5 ms (a syscall under Wine can take that
+	// long), which this process-wide count would take for the path's own.
+	t.Setenv(core.EnvBlocked, "0")
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		q := NewQueue[[2]int](l, 4)
 		ctx := context.Background()
@@ -68,6 +76,10 @@ func TestQueueBufferedAllocs(t *testing.T) {
 // An uncontended Lock and Unlock allocate nothing; nor does a contended
 // round once warm (two fibers taking turns across a suspension).
 func TestMutexAllocs(t *testing.T) {
+	// The blocked-call report's sampler, another goroutine, allocates when
+	// it looks at a loop held 5 ms (a syscall under Wine can take that
+	// long), which this process-wide count would take for the path's own.
+	t.Setenv(core.EnvBlocked, "0")
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		m := NewMutex(l)
 		ctx := context.Background()
