@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// slowProxy is the trap of issue 30: a handler that calls a backend with
+// slowProxy is the trap a new user walks into: a handler that calls a backend with
 // net/http's client, which blocks the loop's goroutine for the backend's
 // time instead of suspending the fiber.
 type slowProxy struct{ backend string }

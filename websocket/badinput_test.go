@@ -25,7 +25,7 @@ func bomb(t *testing.T) []byte {
 	return b
 }
 
-// Every bad input of issue 29 gets the RFC's answer: a close frame with
+// Every bad input a peer can send gets the RFC's answer: a close frame with
 // its code, then the server closes the TCP conn, and OnClose says why;
 // nothing leaks (eachDriver checks goroutines and descriptors).
 func TestBadFrames(t *testing.T) {
