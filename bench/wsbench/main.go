@@ -6,6 +6,8 @@
 //	nbio                lesismal/nbio's nbhttp.Engine and websocket Upgrader
 //	gorilla-ours        gorilla's Upgrader on httpserver.Server, one loop
 //	gorilla-ours-loops  the same on one loop per CPU, listeners shared with SO_REUSEPORT
+//	ours                the project's package websocket on httpserver, one loop
+//	ours-loops          the same on one loop per CPU
 //
 // Two measurements, in each repetition (-reps, 3 by default) for every
 // server in turn, the order rotating by one server from one repetition to
@@ -75,7 +77,7 @@ import (
 )
 
 // The servers, in the order of the tables; the first is the baseline.
-var allServers = []string{"gorilla-nethttp", "nbio", "gorilla-ours", "gorilla-ours-loops"}
+var allServers = []string{"gorilla-nethttp", "nbio", "gorilla-ours", "gorilla-ours-loops", "ours", "ours-loops"}
 
 const baseline = "gorilla-nethttp"
 
@@ -85,6 +87,8 @@ var labels = map[string]string{
 	"nbio":               "nbio (nbhttp)",
 	"gorilla-ours":       "gorilla on httpserver, 1 loop",
 	"gorilla-ours-loops": "gorilla on httpserver, a loop per CPU",
+	"ours":               "ours (package websocket), 1 loop",
+	"ours-loops":         "ours (package websocket), a loop per CPU",
 }
 
 type config struct {
@@ -114,7 +118,7 @@ func main() {
 	flag.DurationVar(&cfg.window, "window", 3*time.Second, "echo: the measured window")
 	flag.IntVar(&cfg.idle, "idle", 10000, "idle: conns upgraded then left idle (0: no idle measurement)")
 	flag.IntVar(&cfg.dialers, "dialers", 64, "conns dialed at a time")
-	flag.IntVar(&cfg.loops, "loops", runtime.NumCPU(), "gorilla-ours-loops: the loops")
+	flag.IntVar(&cfg.loops, "loops", runtime.NumCPU(), "gorilla-ours-loops, ours-loops: the loops")
 	flag.StringVar(&cfg.profDir, "cpuprofile", "", "write a CPU profile of each echo server to this directory")
 	flag.StringVar(&cfg.memDir, "memprofile", "", "write a heap profile of each idle server, with its conns, to this directory")
 	flag.StringVar(&cfg.peersBin, "peers", "", "a wspeers binary to use instead of building bench/wspeers")

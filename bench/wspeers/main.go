@@ -11,6 +11,9 @@
 //	gorilla-ours-loops  the same with -loops loops (default: one per CPU), each on a
 //	                    goroutine of its own with its own listener on the address
 //	                    through SO_REUSEPORT, and one Server over all
+//	ours                the project's own package websocket on httpserver with one
+//	                    loop: an idle conn holds no fiber, and OnMessage queues the echo
+//	ours-loops          the same on -loops loops, as gorilla-ours-loops
 //
 // The two gorilla-ours modes use the handler of gorilla-nethttp,
 // unchanged, with the same Upgrader (gorilla's defaults): one fiber per
@@ -62,6 +65,7 @@ import (
 	"github.com/revoltgo/eventloop/httpserver"
 	"github.com/revoltgo/eventloop/internal/fdlimit"
 	"github.com/revoltgo/eventloop/socket"
+	"github.com/revoltgo/eventloop/websocket"
 )
 
 // upgrader is gorilla's, with its defaults, for the three gorilla modes.
@@ -126,17 +130,27 @@ var servers = map[string]func(addr string, loops int) error{
 		say("info nbhttp, GOMAXPROCS %d", runtime.GOMAXPROCS(0))
 		select {} // until a signal or -max-life ends the process
 	},
-	"gorilla-ours": func(addr string, _ int) error { return serveOurs(addr, 1, false) },
+	"gorilla-ours": func(addr string, _ int) error { return serveOurs(addr, 1, false, http.HandlerFunc(gorillaEcho)) },
 	"gorilla-ours-loops": func(addr string, loops int) error {
-		return serveOurs(addr, loops, true)
+		return serveOurs(addr, loops, true, http.HandlerFunc(gorillaEcho))
 	},
+	"ours":       func(addr string, _ int) error { return serveOurs(addr, 1, false, nativeEcho) },
+	"ours-loops": func(addr string, loops int) error { return serveOurs(addr, loops, true, nativeEcho) },
 }
 
-// serveOurs serves gorillaEcho with httpserver on n loops; reusePort
-// gives each loop a listener of its own on addr (SO_REUSEPORT), as the
-// project's `eventloop httpserve --loops N` does.
-func serveOurs(addr string, n int, reusePort bool) error {
-	srv := &httpserver.Server{Handler: http.HandlerFunc(gorillaEcho)}
+// nativeEcho is package websocket's Server with its defaults, echoing
+// each message with its type from OnMessage (the write is queued).
+var nativeEcho = &websocket.Server{Options: websocket.Options{
+	OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+		c.WriteMessage(typ, p)
+	},
+}}
+
+// serveOurs serves h with httpserver on n loops; reusePort gives each
+// loop a listener of its own on addr (SO_REUSEPORT), as the project's
+// `eventloop httpserve --loops N` does.
+func serveOurs(addr string, n int, reusePort bool, h http.Handler) error {
+	srv := &httpserver.Server{Handler: h}
 	var ls []*core.Loop
 	for i := range n {
 		l, err := eventloop.New()
@@ -168,15 +182,15 @@ func serveOurs(addr string, n int, reusePort bool) error {
 	return errors.Join(errs...)
 }
 
-const usage = "usage: wspeers -server gorilla-nethttp|nbio|gorilla-ours|gorilla-ours-loops -addr HOST:PORT [-loops N] [-max-life D] [-cpuprofile FILE] [-memprofile FILE]"
+const usage = "usage: wspeers -server gorilla-nethttp|nbio|gorilla-ours|gorilla-ours-loops|ours|ours-loops -addr HOST:PORT [-loops N] [-max-life D] [-cpuprofile FILE] [-memprofile FILE]"
 
 // memprofile is -memprofile.
 var memprofile string
 
 func main() {
-	name := flag.String("server", "", "gorilla-nethttp, nbio, gorilla-ours or gorilla-ours-loops")
+	name := flag.String("server", "", "gorilla-nethttp, nbio, gorilla-ours, gorilla-ours-loops, ours or ours-loops")
 	addr := flag.String("addr", "", "host:port to listen on, such as 127.0.0.1:8080")
-	loops := flag.Int("loops", runtime.NumCPU(), "gorilla-ours-loops: the loops")
+	loops := flag.Int("loops", runtime.NumCPU(), "gorilla-ours-loops, ours-loops: the loops")
 	maxLife := flag.Duration("max-life", time.Hour, "exit by itself after this long")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the process's life to this file")
 	flag.StringVar(&memprofile, "memprofile", "", "on SIGUSR2, after the GC, write a heap profile to this file")
