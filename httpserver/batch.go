@@ -65,13 +65,18 @@ func headerEnds(b []byte) bool {
 // which carries it. The write buffer is handed over whole, so that the
 // fiber, once resumed, writes into a fresh one behind it (the socket's
 // write lock keeps the two in order), and flushHeld suspends alone.
+// While its send waits for the peer, the fiber may hold more responses,
+// whose own microtask then finds this send under way: so it sends again
+// until nothing is held, or a send fails.
 func (c *conn) flushHeld() {
 	c.flushQueued = false
-	if c.ended || c.hijacked || c.writing > 0 || c.bw == nil || c.cw.n >= c.heldTo {
-		return
+	for !c.ended && !c.hijacked && c.writing == 0 && c.bw != nil && c.bw.Buffered() > 0 && c.cw.n < c.heldTo {
+		held := c.bw
+		c.bw = c.ls.getWriter(&c.cw)
+		err := held.Flush()
+		c.ls.putWriter(held)
+		if err != nil {
+			return
+		}
 	}
-	held := c.bw
-	c.bw = c.ls.getWriter(&c.cw)
-	held.Flush()
-	c.ls.putWriter(held)
 }

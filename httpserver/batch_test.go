@@ -27,7 +27,7 @@ import (
 // test ends; call it before serve, whose cleanups run first.
 func countWrites(t *testing.T) *atomic.Int64 {
 	var n atomic.Int64
-	testHookWrite = func() { n.Add(1) }
+	testHookWrite = func([]byte) { n.Add(1) }
 	t.Cleanup(func() { testHookWrite = nil })
 	return &n
 }
@@ -162,6 +162,71 @@ func awaitOnLoop(l *core.Loop, ch <-chan struct{}) {
 		l.Post(func() { s.Resume(nil) })
 	}()
 	s.Suspend()
+}
+
+// Held responses leave while a slow handler runs even when the batch's
+// first send is still under way as that handler begins: the send that
+// ends sends what was held behind it. The first send (the microtask's,
+// of the first response) is held up by the write hook until the slow
+// handler starts; by then the second response and the third are held,
+// and the microtask queued for them finds a write under way.
+func TestHeldBehindASendUnderWay(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		release := make(chan struct{})
+		var once atomic.Bool
+		free := func() {
+			if once.CompareAndSwap(false, true) {
+				close(release)
+			}
+		}
+		t.Cleanup(free)
+		var held *core.Suspension // the first send, while the hook holds it
+		first := true
+		testHookWrite = func(p []byte) {
+			if first && bytes.Contains(p, []byte("Hello, World!")) {
+				first = false
+				held = l.Suspension()
+				held.Suspend()
+			}
+		}
+		t.Cleanup(func() { testHookWrite = nil })
+		mux := http.NewServeMux()
+		mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) {
+			s := l.Suspension()
+			l.Delay(time.Millisecond, func(core.CallbackID) { s.Resume(nil) })
+			s.Suspend()
+			io.WriteString(w, "waited")
+		})
+		mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+			if held != nil {
+				held.Resume(nil)
+			}
+			awaitOnLoop(l, release)
+			io.WriteString(w, "slow")
+		})
+		mux.Handle("/", hello)
+		rc := dialRaw(t, serve(t, l, &Server{Handler: mux}).addr)
+		get := func(path string) string { return "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n" }
+		rc.send(t, batchGet+get("/wait")+batchGet+get("/slow")+batchGet)
+		rc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for i, want := range []string{"Hello, World!", "waited", "Hello, World!"} {
+			resp, err := readResponse(rc, "GET")
+			if err != nil {
+				free()
+				t.Fatalf("response %d did not come while the slow handler ran: %v", i, err)
+			}
+			if got := bodyString(t, resp); got != want {
+				t.Fatalf("response %d: body %q, want %q", i, got, want)
+			}
+		}
+		free()
+		rc.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for i, want := range []string{"slow", "Hello, World!"} {
+			if got := bodyString(t, rc.response(t, "GET")); got != want {
+				t.Fatalf("response %d after the slow one began: body %q, want %q", i+3, got, want)
+			}
+		}
+	})
 }
 
 // Flush means flush, in the middle of a batch too: the handler flushes,

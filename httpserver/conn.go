@@ -89,7 +89,7 @@ func (c *conn) read(p []byte) (int, error) {
 
 func (c *conn) write(p []byte) (int, error) {
 	if testHookWrite != nil {
-		testHookWrite()
+		testHookWrite(p)
 	}
 	if c.tls == nil {
 		return c.raw.Write(p)
@@ -97,8 +97,9 @@ func (c *conn) write(p []byte) (int, error) {
 	return c.tls.Write(p)
 }
 
-// testHookWrite, if set, sees each write of every conn.
-var testHookWrite func()
+// testHookWrite, if set, sees each write of every conn before it is
+// made, in the writing fiber.
+var testHookWrite func(p []byte)
 
 // transport is what a conn reads and writes: a *socket.Conn, or a
 // *socket.TLSConn over one.
