@@ -10,7 +10,8 @@
 #   ci/test.sh quick    skip the cross-compile cells
 #
 # On a machine without them it first installs what the cells need, saying
-# so: libkqueue (Debian experimental), curl and wrk, Wine and MinGW with
+# so: libkqueue (Debian experimental), curl and wrk, headless Chromium,
+# Wine and MinGW with
 # the project's Wine prefix (ci/install-*.sh, through apt-get, with sudo
 # when not root; each is skipped when present). EVENTLOOP_NO_SETUP=1 skips
 # that, and the cells that need what is missing fail, naming it.
@@ -18,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${EVENTLOOP_NO_SETUP:-}" != 1 ]; then
-	for script in install-libkqueue install-http-tools install-wine; do
+	for script in install-libkqueue install-http-tools install-browser install-wine; do
 		echo "setup: ci/$script.sh"
 		if ! bash "ci/$script.sh" 2>&1 | sed 's/^/setup:   /'; then
 			echo "setup: ci/$script.sh failed; the cells that need it will fail"
@@ -188,11 +189,14 @@ cell "test -race drivers/internal" go test -race -count=1 -v ./drivers/internal/
 # Packages socket and websocket run every case (nettest.TestConn
 # included) on every driver of the build; kqueue, which needs its tag,
 # alone in a second cell (the tests take EVENTLOOP_DRIVER as the only
-# driver when it is set).
+# driver when it is set). websocket's TestBrowser runs headless Chromium
+# (ci/install-browser.sh).
 cell "socket, websocket -race (every driver)" passes 'TestBadFrames/epoll' passes 'TestBadFrames/netpoll' \
-	passes 'TestBadFrames/stream' go test -race -count=1 -v ./socket/ ./websocket/
+	passes 'TestBadFrames/stream' passes 'TestBrowser/ContextTakeover=false/epoll' \
+	passes 'TestBrowser/ContextTakeover=true/stream' go test -race -count=1 -v ./socket/ ./websocket/
 if have_libkqueue; then
 	cell "socket, websocket -race driver=kqueue (libkqueue)" passes 'TestNetConn/kqueue' passes 'TestBadFrames/kqueue' \
+		passes 'TestBrowser/ContextTakeover=true/kqueue' \
 		env EVENTLOOP_DRIVER=kqueue go test -race -count=1 -v -tags eventloop_libkqueue ./socket/ ./websocket/
 else
 	cell "socket driver=kqueue: libkqueue missing" false

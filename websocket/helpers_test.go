@@ -66,28 +66,43 @@ var routes = []route{viaHTTP, viaListener}
 // stops when the test ends, and its Serve must return as it should.
 func serveWS(t *testing.T, l *core.Loop, srv *Server, r route) string {
 	t.Helper()
+	if r == viaHTTP {
+		return serveHandler(t, l, srv)
+	}
+	ln := listen(t, l)
+	return serving(t, ln, func() error { return srv.Serve(l, ln) }, ln.Close)
+}
+
+// serveHandler serves h on l with httpserver, as serveWS does, and fails
+// the test if httpserver logged anything.
+func serveHandler(t *testing.T, l *core.Loop, h http.Handler) string {
+	t.Helper()
+	ln := listen(t, l)
+	var logged syncBuffer
+	hs := &httpserver.Server{Handler: h, ErrorLog: log.New(&logged, "", 0)}
+	return serving(t, ln, func() error { return hs.Serve(l, ln) }, func() error {
+		err := hs.Close()
+		if s := logged.String(); s != "" {
+			t.Errorf("httpserver logged:\n%s", s)
+		}
+		return err
+	})
+}
+
+func listen(t *testing.T, l *core.Loop) *socket.Listener {
+	t.Helper()
 	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+// serving runs serve on a goroutine until the test ends, then stops it
+// and checks that serve returned as a closed server's Serve does.
+func serving(t *testing.T, ln *socket.Listener, serve, stop func() error) string {
 	served := make(chan error, 1)
-	var stop func() error
-	switch r {
-	case viaHTTP:
-		var logged syncBuffer
-		hs := &httpserver.Server{Handler: srv, ErrorLog: log.New(&logged, "", 0)}
-		go func() { served <- hs.Serve(l, ln) }()
-		stop = func() error {
-			err := hs.Close()
-			if s := logged.String(); s != "" {
-				t.Errorf("httpserver logged:\n%s", s)
-			}
-			return err
-		}
-	case viaListener:
-		go func() { served <- srv.Serve(l, ln) }()
-		stop = ln.Close
-	}
+	go func() { served <- serve() }()
 	t.Cleanup(func() {
 		if err := stop(); err != nil {
 			t.Errorf("stopping the server: %v", err)
