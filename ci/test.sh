@@ -333,10 +333,11 @@ if [ "$mode" != quick ]; then
 	# The cross-vets compile the standard library once per target: run two
 	# at a time (one per core), then report them in order.
 	# Every package, tests included, is vetted for the targets the matrix
-	# claims (linux/amd64 is the vet cell above); the 32-bit BSD ports only build the library (their vet was
+	# claims (linux/amd64 is the vet cell above; linux/386 catches constants
+	# that overflow a 32-bit int); the 32-bit BSD ports only build the library (their vet was
 	# checked by hand: on a cold cache each target costs a minute and a
 	# half, most of it compiling the standard library and test deps).
-	vet_targets="linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
+	vet_targets="linux/arm64 linux/386 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
 		netbsd/amd64 netbsd/arm64 openbsd/amd64 openbsd/arm64 dragonfly/amd64 windows/amd64
 		solaris/amd64 illumos/amd64 aix/ppc64"
 	build_targets="freebsd/386 freebsd/arm netbsd/386 netbsd/arm openbsd/386 openbsd/arm"

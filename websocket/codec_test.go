@@ -13,7 +13,11 @@ import (
 // 5.2): a frame claiming 2^63 bytes.
 func TestParseHeader(t *testing.T) {
 	key := [4]byte{1, 2, 3, 4}
-	for _, n := range []int{0, 1, 125, 126, 0xffff, 0x10000, 1 << 40} {
+	lengths := []int{0, 1, 125, 126, 0xffff, 0x10000}
+	if big := int64(1) << 40; int64(int(big)) == big { // an int of 64 bits
+		lengths = append(lengths, int(big))
+	}
+	for _, n := range lengths {
 		for _, k := range []*[4]byte{nil, &key} {
 			b := appendHeader(nil, opBinary, true, n, k)
 			if len(b) != headerSize(n, k != nil) {
