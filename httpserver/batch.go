@@ -80,3 +80,21 @@ func (c *conn) flushHeld() {
 		}
 	}
 }
+
+// dropUnheld discards what the write buffer holds of the response under
+// way, and keeps the responses held before it (the buffer holds those
+// first), which a panicking handler's 500 must follow. No write may be
+// under way.
+func (c *conn) dropUnheld() {
+	held := c.heldTo - c.cw.n
+	if held <= 0 {
+		c.bw.Reset(&c.cw)
+		return
+	}
+	var b []byte
+	c.cw.keep = &b
+	c.bw.Flush()
+	c.cw.keep = nil
+	c.bw.Reset(&c.cw)
+	c.bw.Write(b[:min(held, int64(len(b)))])
+}

@@ -307,6 +307,56 @@ func TestCloseInBatchEndsCleanly(t *testing.T) {
 	})
 }
 
+// A handler that panics in the middle of a batch gets its 500, and the
+// responses held before it still come first: the panic drops only what
+// its own response had buffered.
+func TestPanicInBatchKeepsHeldResponses(t *testing.T) {
+	panics := map[string]http.HandlerFunc{
+		"before its header": func(w http.ResponseWriter, r *http.Request) { panic("boom") },
+		"after its header": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Partial", "1")
+			w.WriteHeader(http.StatusAccepted)
+			io.WriteString(w, "partial")
+			panic("boom")
+		},
+	}
+	for name, h := range panics {
+		t.Run(name, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				mux := http.NewServeMux()
+				mux.Handle("/panic", h)
+				mux.Handle("/", hello)
+				ts := serve(t, l, &Server{Handler: mux})
+				rc := dialRaw(t, ts.addr)
+				rc.send(t, batchGet+batchGet+"GET /panic HTTP/1.1\r\nHost: x\r\n\r\n"+batchGet)
+				rc.SetReadDeadline(time.Now().Add(10 * time.Second))
+				for i := range 2 {
+					resp, err := readResponse(rc, "GET")
+					if err != nil {
+						t.Fatalf("response %d, before the one that panics: %v", i, err)
+					}
+					if got := bodyString(t, resp); resp.StatusCode != http.StatusOK || got != "Hello, World!" {
+						t.Fatalf("response %d, before the one that panics: %s %q", i, resp.Status, got)
+					}
+				}
+				resp, err := readResponse(rc, "GET")
+				if err != nil {
+					t.Fatalf("the response of the handler that panicked: %v", err)
+				}
+				if resp.StatusCode != http.StatusInternalServerError || resp.Header.Get("X-Partial") != "" {
+					t.Fatalf("the handler that panicked: %s %v, want a bare 500", resp.Status, resp.Header)
+				}
+				if b, err := rc.r.ReadByte(); !errors.Is(err, io.EOF) {
+					t.Fatalf("after the 500: byte %q, error %v; want the end of the stream", b, err)
+				}
+				if !ts.log.contains("panic serving") {
+					t.Errorf("the panic was not logged: %q", ts.log.String())
+				}
+			})
+		})
+	}
+}
+
 // readResponse reads one whole response, or says why not.
 func readResponse(rc *rawConn, method string) (*http.Response, error) {
 	resp, err := http.ReadResponse(rc.r, &http.Request{Method: method})

@@ -354,11 +354,9 @@ func (c *conn) handlerPanicked(v any) {
 		return
 	}
 	w := &c.res
-	if w.wroteHeader && c.cw.n != w.wireMark {
+	// A send under way (a batch's) may carry the start of this response.
+	if w.wroteHeader && c.cw.n != w.wireMark || c.writing > 0 {
 		return
-	}
-	if c.bw != nil {
-		c.bw.Reset(&c.cw)
 	}
 	proto := "HTTP/1.0 "
 	if w.is11 {
@@ -370,7 +368,13 @@ func (c *conn) handlerPanicked(v any) {
 	if !w.isHEAD {
 		msg += text
 	}
-	c.rwc.Write([]byte(msg))
+	if c.bw == nil {
+		c.rwc.Write([]byte(msg))
+		return
+	}
+	c.dropUnheld()
+	c.bw.WriteString(msg)
+	c.bw.Flush()
 }
 
 // end closes the connection (unless a handler hijacked it) and returns
@@ -508,9 +512,16 @@ func (cr *connReader) hitLimit() bool { return cr.remain <= 0 }
 type connWriter struct {
 	c *conn
 	n int64
+	// keep, while set, takes what the write buffer flushes, which then
+	// does not leave (dropUnheld).
+	keep *[]byte
 }
 
 func (cw *connWriter) Write(p []byte) (int, error) {
+	if cw.keep != nil {
+		*cw.keep = append(*cw.keep, p...)
+		return len(p), nil
+	}
 	c := cw.c
 	c.writing++
 	n, err := c.write(p)
