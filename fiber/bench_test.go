@@ -47,6 +47,32 @@ func BenchmarkFutureAwait(b *testing.B) {
 	})
 }
 
+// Go alone, so that FutureAwait minus this is what the await adds. An op
+// is: a Go from a fiber of a function that returns at once (the future
+// made and its start queued), that function's run in a microtask and the
+// future settled with nobody waiting, plus a hundredth of a suspension
+// cycle: every 100 Go the benchmark's fiber suspends once so that the
+// queued futures run (a Queue'd resume behind them). Nothing awaits.
+func BenchmarkGo(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		s := l.Suspension()
+		resume := func() { s.Resume(nil) }
+		fn := func() (int, error) { return 1, nil }
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			Go(l, fn)
+			if n++; n == 100 {
+				n = 0
+				l.Queue(resume)
+				_, _ = s.Suspend()
+			}
+		}
+		l.Queue(resume)
+		_, _ = s.Suspend()
+	})
+}
+
 // A Send and a Recv each way between two fibers (unbuffered queues):
 // each fiber suspends once a round.
 func BenchmarkQueuePingPong(b *testing.B) {
