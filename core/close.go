@@ -106,6 +106,7 @@ func (l *Loop) dropReferences() {
 	l.enableQueue, l.enableDeferQueue = nil, nil
 	l.callbackQueue.reset()
 	l.microtasks.reset()
+	l.runners.reset()
 	l.timers = nil
 	l.fds = nil
 	l.pool = nil

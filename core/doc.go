@@ -15,8 +15,8 @@
 //     callback runs, so it never runs twice in one tick. Deadlines count from
 //     the Delay, Repeat or Enable call on a monotonic clock; no timer fires
 //     early.
-//   - All microtasks (Queue, and every Resume) run after every callback and
-//     before the first one.
+//   - All microtasks (Queue, QueueRunner, and every Resume) run after
+//     every callback and before the first one.
 //   - Run returns when no enabled referenced callback, post or Await is
 //     left, or after Stop.
 //   - A panic in a callback, microtask or post becomes an *UncaughtError:

@@ -32,6 +32,7 @@ type Loop struct {
 	runState      // the run in progress, errors, Close
 	awaitState    // Await calls in flight (await.go)
 	diagnostics   // watchdog, metrics, counters, tracing (observe.go)
+	runnerQueue   // QueueRunner's Runners (runner.go)
 }
 
 // callbackTable: callbacks live in a table indexed by the low bits of
