@@ -102,3 +102,26 @@ func TestMutexAllocs(t *testing.T) {
 		}
 	})
 }
+
+// Go and an Await from a fiber, with a context that cannot end, allocate
+// the future and nothing else: its start is queued with no closure, and
+// its one waiter needs no node.
+func TestGoAwaitAllocs(t *testing.T) {
+	// The blocked-call report's sampler, another goroutine, allocates when
+	// it looks at a loop held 5 ms (a syscall under Wine can take that
+	// long), which this process-wide count would take for the path's own.
+	t.Setenv(core.EnvBlocked, "0")
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ctx := context.Background()
+		fn := func() (int, error) { return 1, nil }
+		allocs := allocsInFiber(t, l, func() {
+			if v, err := Go(l, fn).Await(ctx); v != 1 || err != nil {
+				t.Errorf("Await = %v, %v; want 1, nil", v, err)
+			}
+		})
+		t.Logf("Go+Await from a fiber: %.2f allocations", allocs)
+		if allocs > 1 {
+			t.Errorf("Go+Await from a fiber: %.2f allocations; want 1 (the future)", allocs)
+		}
+	})
+}

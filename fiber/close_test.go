@@ -47,7 +47,7 @@ func TestCloseUnwindsWaits(t *testing.T) {
 				fiberErrs[len(waits)+i] = errors.New("never returned")
 				spawn(l, func() { defer cancel(); fiberErrs[len(waits)+i] = w.fn(ctx) })
 			}
-			until(l, func() bool { return waiting(&q.recvq) == 2 && waiting(&never.waiters) == 5 })
+			until(l, func() bool { return waiting(&q.recvq) == 2 && futureWaiting(never) == 5 })
 			l.Stop()
 		})
 		goErrs := make(chan string, len(waits))
@@ -65,7 +65,7 @@ func TestCloseUnwindsWaits(t *testing.T) {
 		// one of them runs meanwhile).
 		for !onLoopTrue(l, func() bool {
 			return waiting(&q.recvq) == 3 && waiting(&full.sendq) == 3 && waiting(&m.waiters) == 3 &&
-				waiting(&s.waiters) == 3 && waiting(&never.waiters) == 7 && waiting(&g.waiters) == 3
+				waiting(&s.waiters) == 3 && futureWaiting(never) == 7 && waiting(&g.waiters) == 3
 		}) {
 			time.Sleep(time.Millisecond)
 		}

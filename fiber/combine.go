@@ -97,7 +97,7 @@ func firstDone[T any](l *core.Loop, ctx context.Context, fs []*Future[T]) (int, 
 	sig := &Future[int]{l: l}
 	ns := make([]*node[struct{}], len(fs))
 	for i, f := range fs {
-		n := f.waiters.get(nil)
+		n := f.list().get(nil)
 		n.fn = func() {
 			if !sig.done {
 				sig.settle(i, nil)

@@ -70,7 +70,7 @@ func TestAnyFirst(t *testing.T) {
 			if v, err := First(context.Background(), x, y); v != 20 || err != nil {
 				t.Errorf("First = %v, %v; want 20, nil", v, err)
 			}
-			if n := waiting(&x.waiters); n != 0 {
+			if n := futureWaiting(x); n != 0 {
 				t.Errorf("First left %d waiters on the future it did not take", n)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
@@ -82,7 +82,7 @@ func TestAnyFirst(t *testing.T) {
 			if _, err := Any(ctx, slow); err != context.Canceled {
 				t.Errorf("Any with an ended context = %v; want context.Canceled", err)
 			}
-			if n := waiting(&slow.waiters); n != 0 {
+			if n := futureWaiting(slow); n != 0 {
 				t.Errorf("a cancelled First left %d waiters on the future", n)
 			}
 		})

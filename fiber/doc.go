@@ -66,6 +66,9 @@
 // fiber with a context that cannot end: a waiter's node is pooled, and it
 // is resumed with no value boxed (allocs_test.go). A context that can end
 // costs a context.AfterFunc and a timer of the loop per wait that
-// suspends. Go allocates its future and the closure that runs it. A call
+// suspends. Go from a fiber allocates its future and nothing else (it is
+// queued as a core.Runner, with no closure), and an Await from a fiber
+// allocates nothing when it is the future's only wait and its context
+// cannot end; a future's first other wait makes its wait list. A call
 // from a goroutine costs a post, a channel and a context.
 package fiber

@@ -22,11 +22,17 @@ var ErrPanicked = errors.New("fiber: the fiber's function panicked or called run
 // another loop that awaits it blocks its own loop meanwhile.
 type Future[T any] struct {
 	l       *core.Loop
+	fn      func() (T, error) // until its fiber takes it
 	done    bool
 	settled atomic.Bool // done, for other goroutines: set after v and err
 	v       T
 	err     error
-	waiters waitList[struct{}]
+	// sole is the fiber that waits alone, with a context that cannot
+	// end: the common await, which then needs no node (awaitSole).
+	sole *core.Suspension
+	// waiters are the other waits, on a list made for the first of them:
+	// most futures never need one, and their allocation stays small.
+	waiters *waitList[struct{}]
 }
 
 // Go runs fn in a new fiber of l and returns the future of its result,
@@ -40,24 +46,26 @@ func Go[T any](l *core.Loop, fn func() (T, error)) *Future[T] {
 	if fn == nil {
 		panic("fiber: Go called with a nil func")
 	}
-	f := &Future[T]{l: l}
-	if !start(l, func() { f.run(fn) }) {
+	f := &Future[T]{l: l, fn: fn}
+	if l.InFiber() {
+		l.QueueRunner((*starter[T])(f))
+	} else if l.Post(f.run) != nil {
+		f.fn = nil
 		f.settle(*new(T), closedErr("Go"))
 	}
 	return f
 }
 
-// start runs fn in a new fiber of l: a microtask from one of l's fibers,
-// a post from elsewhere; false if l no longer takes posts.
-func start(l *core.Loop, fn func()) bool {
-	if l.InFiber() {
-		l.Queue(fn)
-		return true
-	}
-	return l.Post(fn) == nil
-}
+// starter is a Future as the microtask that runs its function: a pointer
+// in the core.Runner interface, it is queued with no closure, so that Go
+// from a fiber allocates the future alone.
+type starter[T any] Future[T]
 
-func (f *Future[T]) run(fn func() (T, error)) {
+func (s *starter[T]) Run() { (*Future[T])(s).run() }
+
+func (f *Future[T]) run() {
+	fn := f.fn
+	f.fn = nil // what fn holds goes once it has run, as the future may live on
 	returned := false
 	defer func() {
 		if !returned {
@@ -73,8 +81,16 @@ func (f *Future[T]) run(fn func() (T, error)) {
 func (f *Future[T]) settle(v T, err error) {
 	f.done, f.v, f.err = true, v, err
 	f.settled.Store(true)
-	for n := f.waiters.pop(); n != nil; n = f.waiters.pop() {
-		n.wake(nil)
+	// The sole waiter came before every waiter on the list (await): first
+	// come, first woken.
+	if s := f.sole; s != nil {
+		f.sole = nil
+		s.Resume(nil)
+	}
+	if q := f.waiters; q != nil {
+		for n := q.pop(); n != nil; n = q.pop() {
+			n.wake(nil)
+		}
 	}
 }
 
@@ -102,16 +118,50 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 func (f *Future[T]) await(ctx context.Context) (T, error) {
 	if !f.done {
 		var zero T
+		if ctx.Done() == nil && f.sole == nil && (f.waiters == nil || f.waiters.head == nil) {
+			if err := f.awaitSole(); err != nil {
+				return zero, err
+			}
+			return f.v, f.err
+		}
 		if err := ctx.Err(); err != nil {
 			return zero, err
 		}
-		n := f.waiters.get(f.l.Suspension())
-		f.waiters.push(n)
+		q := f.list()
+		n := q.get(f.l.Suspension())
+		q.push(n)
 		err := wait(f.l, ctx, n)
-		f.waiters.put(n)
+		q.put(n)
 		if err != nil {
 			return zero, err
 		}
 	}
 	return f.v, f.err
+}
+
+// awaitSole suspends the running fiber, the future's only waiter, whose
+// context cannot end, until settle resumes it: nothing but settle and
+// Close ends such a wait, so it needs no node, no generation and no list.
+// It keeps wait's rules: a wait that Close ends returns its error even if
+// settle came first, and a Resume from elsewhere is a misuse.
+func (f *Future[T]) awaitSole() error {
+	s := f.l.Suspension()
+	f.sole = s
+	_, err := s.Suspend()
+	if f.sole == s {
+		f.sole = nil
+		if err == nil {
+			panic(errForeignResume)
+		}
+	}
+	return err
+}
+
+// list returns the future's wait list, made for its first wait that
+// needs a node.
+func (f *Future[T]) list() *waitList[struct{}] {
+	if f.waiters == nil {
+		f.waiters = new(waitList[struct{}])
+	}
+	return f.waiters
 }

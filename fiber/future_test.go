@@ -3,9 +3,12 @@ package fiber
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/internal/testloop"
@@ -141,5 +144,109 @@ func TestGoPanic(t *testing.T) {
 		if len(routed) != 1 || !strings.Contains(routed[0].Error(), "kaboom") {
 			t.Errorf("the loop got %v; want the panic kaboom", routed)
 		}
+	})
+}
+
+// A future's waiters are woken in the order they came, whether they wait
+// with a context that cannot end (the first such waits with no node) or
+// one that can.
+func TestAwaitWakesInOrder(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var log []string
+		runIn(t, l, func() {
+			var release func()
+			f := Go(l, func() (int, error) {
+				s := l.Suspension()
+				release = func() { s.Resume(nil) }
+				_, err := s.Suspend()
+				return 1, err
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			for _, w := range []struct {
+				name string
+				ctx  context.Context
+			}{{"a", context.Background()}, {"b", context.Background()}, {"c", ctx}, {"d", context.Background()}} {
+				spawn(l, func() {
+					if v, err := f.Await(w.ctx); v != 1 || err != nil {
+						t.Errorf("%s: Await = %v, %v; want 1, nil", w.name, v, err)
+					}
+					log = append(log, w.name)
+				})
+			}
+			until(l, func() bool { return futureWaiting(f) == 4 })
+			release()
+			until(l, func() bool { return len(log) == 4 })
+		})
+		if got := strings.Join(log, ""); got != "abcd" {
+			t.Errorf("woken in the order %s; want abcd", got)
+		}
+	})
+}
+
+// A Resume of an awaiting fiber's Suspension from outside the package is
+// a misuse that panics, whichever way the fiber waits; the future is
+// left unharmed, and its other waiters get its result.
+func TestAwaitResumedFromElsewherePanics(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var routed []error
+		l.SetErrorHandler(func(err error) { routed = append(routed, err) })
+		var got []string
+		runIn(t, l, func() {
+			var release func()
+			f := Go(l, func() (int, error) {
+				s := l.Suspension()
+				release = func() { s.Resume(nil) }
+				_, err := s.Suspend()
+				return 1, err
+			})
+			var sole, listed *core.Suspension
+			spawn(l, func() { sole = l.Suspension(); _, _ = f.Await(context.Background()) })
+			spawn(l, func() { listed = l.Suspension(); _, _ = f.Await(context.Background()) })
+			spawn(l, func() {
+				v, err := f.Await(context.Background())
+				got = append(got, fmt.Sprint(v, err))
+			})
+			until(l, func() bool { return futureWaiting(f) == 3 })
+			sole.Resume(nil)
+			until(l, func() bool { return len(routed) == 1 })
+			listed.Resume(nil)
+			until(l, func() bool { return len(routed) == 2 })
+			release()
+			until(l, func() bool { return len(got) == 1 })
+		})
+		if len(routed) != 2 {
+			t.Fatalf("the loop got %v; want two panics", routed)
+		}
+		for _, err := range routed {
+			if !strings.Contains(err.Error(), errForeignResume) {
+				t.Errorf("the loop got %v; want the panic %q", err, errForeignResume)
+			}
+		}
+		if len(got) != 1 || got[0] != "1 <nil>" {
+			t.Errorf("the third waiter got %v; want 1 <nil>", got)
+		}
+	})
+}
+
+// Once its function has run, a future no longer holds it: a future kept
+// for its result keeps nothing the function captured.
+func TestFutureDropsItsFunction(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var f *Future[int]
+		var w weak.Pointer[[64]byte]
+		runIn(t, l, func() {
+			big := &[64]byte{7}
+			w = weak.Make(big)
+			f = Go(l, func() (int, error) { return int(big[0]), nil })
+			if v, err := f.Await(context.Background()); v != 7 || err != nil {
+				t.Errorf("Await = %v, %v; want 7, nil", v, err)
+			}
+		})
+		runtime.GC()
+		if w.Value() != nil {
+			t.Errorf("the future still holds what its function captured")
+		}
+		runtime.KeepAlive(f)
 	})
 }

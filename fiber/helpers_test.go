@@ -89,3 +89,15 @@ func mustPanic(t *testing.T, want string, fn func()) {
 	}()
 	fn()
 }
+
+// futureWaiting counts the waits on f: its sole waiter and its list's.
+func futureWaiting[T any](f *Future[T]) int {
+	n := 0
+	if f.sole != nil {
+		n++
+	}
+	if f.waiters != nil {
+		n += waiting(f.waiters)
+	}
+	return n
+}

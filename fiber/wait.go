@@ -113,6 +113,10 @@ func (n *node[T]) wake(err error) {
 	n.s.Resume(nil)
 }
 
+// errForeignResume is the panic of a wait that a Resume of the fiber's
+// Suspension from outside this package ended.
+const errForeignResume = "fiber: a fiber waiting in this package was resumed by a Resume of its Suspension from elsewhere"
+
 // wait suspends the running fiber, whose node n is on its list, until its
 // wait ends: granted (nil), the context's end (ctx.Err()) or Close
 // (ErrLoopClosed). A context that can never end costs nothing here.
@@ -163,7 +167,15 @@ func wait[T any](l *core.Loop, ctx context.Context, n *node[T]) error {
 		return err
 	}
 	if n.parked {
-		panic("fiber: a fiber waiting in this package was resumed by a Resume of its Suspension from elsewhere")
+		// Off its list, as a cancellation takes it, so that the primitive
+		// neither resumes the fiber later nor holds back the others.
+		q := n.list
+		q.remove(n)
+		n.parked = false
+		if q.kick != nil {
+			q.kick()
+		}
+		panic(errForeignResume)
 	}
 	return n.err
 }
