@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -26,28 +27,38 @@ type Dialer struct {
 	Header http.Header
 	// Subprotocols are offered in Sec-WebSocket-Protocol.
 	Subprotocols []string
+	// TLSConfig is the configuration of wss:// conns; nil is the zero
+	// one (the system's roots). Its ServerName defaults to the URL's
+	// host name. The Dialer does not change it.
+	TLSConfig *tls.Config
 }
 
-// Dial opens a conn to a ws:// URL on l: a TCP conn of package socket,
-// the handshake (permessage-deflate offered if d.Compression), and then
-// the conn waits for its frames without a fiber, as a server's does; its
-// messages go to d.OnMessage. From a fiber of l it suspends that fiber;
-// from any other goroutine it blocks that one. The response is the
-// server's, its body empty; on a failed handshake it is returned with
-// the error, if one came. wss:// is not offered yet.
+// Dial opens a conn to a ws:// or wss:// URL on l: a TCP conn of package
+// socket (under TLS for wss://, with d.TLSConfig), the handshake
+// (permessage-deflate offered if d.Compression), and then the conn waits
+// for its frames; its messages go to d.OnMessage. A ws:// conn waits
+// without a fiber, as a server's does; a wss:// one is read by a fiber of
+// its own, as a server's conn upgraded over TLS is. From a fiber of l
+// Dial suspends that fiber; from any other goroutine it blocks that one.
+// The response is the server's, its body empty (and its TLS the conn's
+// state, over TLS); on a failed handshake it is returned with the error,
+// if one came.
 func (d *Dialer) Dial(ctx context.Context, l *core.Loop, rawURL string) (*Conn, *http.Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("websocket: Dial: %w", err)
 	}
+	port, secure := "80", false
 	switch u.Scheme {
 	case "ws", "http":
+	case "wss", "https":
+		port, secure = "443", true
 	default:
-		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme %q is not ws (wss is not offered yet)", rawURL, u.Scheme)
+		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme %q is neither ws nor wss", rawURL, u.Scheme)
 	}
 	host := u.Host
 	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "80")
+		host = net.JoinHostPort(u.Hostname(), port)
 	}
 	if d.Compression {
 		d.level() // a bad level panics here, not at the first message
@@ -56,16 +67,46 @@ func (d *Dialer) Dial(ctx context.Context, l *core.Loop, rawURL string) (*Conn, 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, resp, err := d.handshake(ctx, l, sc, u)
+	var nc net.Conn = sc
+	var state *tls.ConnectionState
+	if secure {
+		tc, err := d.tlsHandshake(ctx, sc, u)
+		if err != nil {
+			sc.Close()
+			return nil, nil, err
+		}
+		cs := tc.ConnectionState()
+		nc, state = tc, &cs
+	}
+	c, resp, err := d.handshake(ctx, l, nc, u)
 	if err != nil {
-		sc.Close()
+		nc.Close()
 		return nil, resp, err
 	}
+	resp.TLS = state
 	c.start(nil)
 	return c, resp, nil
 }
 
-func (d *Dialer) handshake(ctx context.Context, l *core.Loop, sc *socket.Conn, u *url.URL) (*Conn, *http.Response, error) {
+// tlsHandshake makes sc a TLS client conn and shakes hands, within ctx.
+func (d *Dialer) tlsHandshake(ctx context.Context, sc *socket.Conn, u *url.URL) (*socket.TLSConn, error) {
+	var config *tls.Config
+	if d.TLSConfig != nil {
+		config = d.TLSConfig.Clone()
+	} else {
+		config = &tls.Config{}
+	}
+	if config.ServerName == "" {
+		config.ServerName = u.Hostname()
+	}
+	tc := socket.TLSClient(sc, config)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, fmt.Errorf("websocket: the TLS handshake with %s: %w", u.Host, err)
+	}
+	return tc, nil
+}
+
+func (d *Dialer) handshake(ctx context.Context, l *core.Loop, sc net.Conn, u *url.URL) (*Conn, *http.Response, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		sc.SetDeadline(dl)
 		defer sc.SetDeadline(timeZero)

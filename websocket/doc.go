@@ -1,8 +1,8 @@
 // Package websocket is RFC 6455 WebSocket, with RFC 7692's
 // permessage-deflate, on a loop of package core: a Server that upgrades
 // from a route of package httpserver (it is an http.Handler) or accepts
-// on a socket.Listener of its own (Server.Serve), and a client
-// (Dialer.Dial), both with the same Conn.
+// on a socket.Listener of its own (Server.Serve), and a client of ws://
+// and wss:// URLs (Dialer.Dial), both with the same Conn.
 //
 //	srv := &websocket.Server{Options: websocket.Options{
 //		OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {

@@ -3,8 +3,11 @@
 package websocket
 
 import (
+	"context"
 	"crypto/tls"
+	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -65,6 +68,68 @@ func TestOverTLS(t *testing.T) {
 		rc, _ := handshakeRaw(t, c, addr, "")
 		rec.conn(t)
 		echoOnce(t, rc, rec)
+	})
+}
+
+// The client over TLS (wss://): it verifies the server with
+// Dialer.TLSConfig (ServerName from the URL when the config has none),
+// and its conn works as a ws:// one, compressed too; a server it does
+// not trust fails the Dial with the TLS error.
+func TestDialTLS(t *testing.T) {
+	cert, err := testcert.New(time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		srv := echoServer(rec)
+		srv.Compression = true
+		ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The Dial that does not trust the server makes it log a failed
+		// handshake.
+		hs := &httpserver.Server{Handler: srv, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert.TLS}},
+			ErrorLog: log.New(io.Discard, "", 0)}
+		served := make(chan error, 1)
+		go func() { served <- hs.ServeTLS(l, ln, "", "") }()
+		defer func() { hs.Close(); <-served }()
+		url := "wss://" + ln.Addr().String() + "/"
+
+		if _, _, err := (&Dialer{}).Dial(context.Background(), l, url); err == nil || !strings.Contains(err.Error(), "certificate") {
+			t.Fatalf("Dial to a server the system does not trust: %v, want a certificate error", err)
+		}
+		crec := newRecorder()
+		d := &Dialer{Options: Options{OnMessage: crec.onMessage, OnClose: crec.onClose, Compression: true},
+			TLSConfig: &tls.Config{RootCAs: cert.Pool}}
+		c, resp, err := d.Dial(context.Background(), l, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.TLS == nil || !c.Compressed() {
+			t.Errorf("response TLS state %v, compressed %v; want both", resp.TLS, c.Compressed())
+		}
+		if _, ok := c.NetConn().(*socket.TLSConn); !ok {
+			t.Errorf("the conn's transport is %T, want *socket.TLSConn", c.NetConn())
+		}
+		rec.conn(t)
+		for i := range 3 {
+			msg := strings.Repeat(fmt.Sprint(i), 1000)
+			if err := c.WriteMessage(Text, []byte(msg)); err != nil {
+				t.Fatal(err)
+			}
+			if m := crec.message(t); m.p != msg {
+				t.Fatalf("echo %d: %.20q, want %.20q", i, m.p, msg)
+			}
+		}
+		c.Close(CloseNormal, "")
+		if e := crec.close(t); e.Code != CloseNormal {
+			t.Errorf("the client's OnClose %+v", e)
+		}
+		if e := rec.close(t); e.Code != CloseNormal || !e.Remote {
+			t.Errorf("the server's OnClose %+v", e)
+		}
 	})
 }
 
