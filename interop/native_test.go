@@ -5,6 +5,8 @@ package interop
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net"
 	"net/http"
@@ -162,7 +164,7 @@ func TestNativeServer(t *testing.T) {
 	})
 }
 
-// TestNativeClient: our client, compressed or not, echoes through
+// TestNativeClient: our client, compressed or not, over ws:// and wss://, echoes through
 // gorilla's and coder's servers on net/http and closes with 1000.
 func TestNativeClient(t *testing.T) {
 	gorillaEcho := func(compress bool) http.HandlerFunc {
@@ -206,12 +208,15 @@ func TestNativeClient(t *testing.T) {
 		name     string
 		compress bool
 		h        http.HandlerFunc
+		tls      bool // wss://
 	}{
-		{"gorilla", false, gorillaEcho(false)},
-		{"gorilla-deflate", true, gorillaEcho(true)},
-		{"coder", false, coderEcho(coder.CompressionDisabled)},
-		{"coder-deflate", true, coderEcho(coder.CompressionNoContextTakeover)},
-		{"coder-deflate-takeover", true, coderEcho(coder.CompressionContextTakeover)},
+		{"gorilla", false, gorillaEcho(false), false},
+		{"gorilla-deflate", true, gorillaEcho(true), false},
+		{"coder", false, coderEcho(coder.CompressionDisabled), false},
+		{"coder-deflate", true, coderEcho(coder.CompressionNoContextTakeover), false},
+		{"coder-deflate-takeover", true, coderEcho(coder.CompressionContextTakeover), false},
+		{"gorilla-tls", true, gorillaEcho(true), true},
+		{"coder-tls", false, coderEcho(coder.CompressionDisabled), true},
 	}
 	clients := []struct {
 		name string
@@ -224,7 +229,15 @@ func TestNativeClient(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		runLoop(t, l)
 		for _, s := range servers {
-			hs := httptest.NewServer(s.h)
+			hs := httptest.NewUnstartedServer(s.h)
+			var roots *x509.CertPool
+			if s.tls {
+				hs.StartTLS()
+				roots = x509.NewCertPool()
+				roots.AddCert(hs.Certificate())
+			} else {
+				hs.Start()
+			}
 			t.Cleanup(hs.Close)
 			url := "ws" + strings.TrimPrefix(hs.URL, "http") + "/"
 			for _, cl := range clients {
@@ -232,6 +245,9 @@ func TestNativeClient(t *testing.T) {
 					got := make(chan []byte, 1)
 					ended := make(chan *websocket.CloseError, 1)
 					d := &websocket.Dialer{Options: cl.opts}
+					if roots != nil {
+						d.TLSConfig = &tls.Config{RootCAs: roots}
+					}
 					d.MaxMessageSize = 2 * bigMessage
 					d.OnMessage = func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
 						got <- append([]byte{byte(typ)}, p...)
