@@ -16,10 +16,12 @@ require (
 
 require (
 	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
+	github.com/dolthub/maphash v0.1.0 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.4+incompatible // indirect
 	github.com/google/pprof v0.0.0-20240727154555-813a5fbdbec8 // indirect
 	github.com/kavu/go_reuseport v1.5.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/lxzan/gws v1.8.9 // indirect
 	github.com/molecule-man/go-brrr v1.3.1 // indirect
 	github.com/panjf2000/ants/v2 v2.11.3 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect

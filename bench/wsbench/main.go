@@ -77,7 +77,7 @@ import (
 )
 
 // The servers, in the order of the tables; the first is the baseline.
-var allServers = []string{"gorilla-nethttp", "nbio", "gorilla-ours", "gorilla-ours-loops", "ours", "ours-loops"}
+var allServers = []string{"gorilla-nethttp", "nbio", "gws", "gorilla-ours", "gorilla-ours-loops", "ours", "ours-loops"}
 
 const baseline = "gorilla-nethttp"
 
@@ -85,25 +85,43 @@ const baseline = "gorilla-nethttp"
 var labels = map[string]string{
 	"gorilla-nethttp":    "gorilla on net/http",
 	"nbio":               "nbio (nbhttp)",
+	"gws":                "gws on net/http",
 	"gorilla-ours":       "gorilla on httpserver, 1 loop",
 	"gorilla-ours-loops": "gorilla on httpserver, a loop per CPU",
 	"ours":               "ours (package websocket), 1 loop",
 	"ours-loops":         "ours (package websocket), a loop per CPU",
 }
 
-type config struct {
-	servers  []string
-	reps     int
-	conns    int
+// echoCase is one echo table: a message size, with or without
+// permessage-deflate.
+type echoCase struct {
 	size     int
-	warmup   time.Duration
-	window   time.Duration
-	idle     int
-	dialers  int
-	loops    int
-	profDir  string
-	memDir   string
-	peersBin string
+	compress bool
+}
+
+func (c echoCase) String() string {
+	if c.compress {
+		return fmt.Sprintf("%d B, permessage-deflate", c.size)
+	}
+	return fmt.Sprintf("%d B", c.size)
+}
+
+type config struct {
+	servers    []string
+	reps       int
+	conns      int
+	cases      []echoCase
+	size       int  // the client's: its case's
+	compress   bool // the client's: its case's
+	broadcasts int
+	warmup     time.Duration
+	window     time.Duration
+	idle       int
+	dialers    int
+	loops      int
+	profDir    string
+	memDir     string
+	peersBin   string
 }
 
 func main() {
@@ -113,7 +131,9 @@ func main() {
 	servers := flag.String("servers", strings.Join(allServers, ","), "the servers to measure, comma-separated")
 	flag.IntVar(&cfg.reps, "reps", 3, "repetitions")
 	flag.IntVar(&cfg.conns, "conns", 128, "echo: client conns, each a closed loop")
-	flag.IntVar(&cfg.size, "size", 64, "echo: message size in bytes")
+	sizes := flag.String("size", "64,4096", "echo: message sizes in bytes, comma-separated, a table each (the client: one size)")
+	compress := flag.String("compress", "off,on", "echo: without (off) and with (on) permessage-deflate, comma-separated, a table each (the client: one)")
+	flag.IntVar(&cfg.broadcasts, "broadcasts", 20, "broadcast: broadcasts of a 64-byte message to the -idle conns, one after the other (0: no broadcast measurement)")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "echo: warm-up before the window")
 	flag.DurationVar(&cfg.window, "window", 3*time.Second, "echo: the measured window")
 	flag.IntVar(&cfg.idle, "idle", 10000, "idle: conns upgraded then left idle (0: no idle measurement)")
@@ -122,14 +142,24 @@ func main() {
 	flag.StringVar(&cfg.profDir, "cpuprofile", "", "write a CPU profile of each echo server to this directory")
 	flag.StringVar(&cfg.memDir, "memprofile", "", "write a heap profile of each idle server, with its conns, to this directory")
 	flag.StringVar(&cfg.peersBin, "peers", "", "a wspeers binary to use instead of building bench/wspeers")
-	quick := flag.Bool("quick", false, "1 short repetition: 0.5 s warm-up, 1 s window, 2000 idle conns (unless set)")
+	quick := flag.Bool("quick", false, "1 short repetition: 0.5 s warm-up, 1 s window, 2000 idle conns, 10 broadcasts (unless set)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
+	var err error
+	if cfg.cases, err = parseCases(*sizes, *compress); err != nil {
+		fmt.Fprintln(os.Stderr, "wsbench:", err)
+		os.Exit(2)
+	}
 	if *clientMode != "" {
-		if err := runClient(*clientMode, *addr, cfg.conns, cfg.size, cfg.dialers); err != nil {
+		if len(cfg.cases) != 1 {
+			fmt.Fprintln(os.Stderr, "wsbench: -client takes one -size and one -compress")
+			os.Exit(2)
+		}
+		cfg.size, cfg.compress = cfg.cases[0].size, cfg.cases[0].compress
+		if err := runClient(*clientMode, *addr, cfg); err != nil {
 			tell("error %v", err)
 			os.Exit(1)
 		}
@@ -150,6 +180,9 @@ func main() {
 		if !set["idle"] {
 			cfg.idle = 2000
 		}
+		if !set["broadcasts"] {
+			cfg.broadcasts = 10
+		}
 	}
 	for s := range strings.SplitSeq(*servers, ",") {
 		if _, ok := labels[s]; !ok {
@@ -158,8 +191,8 @@ func main() {
 		}
 		cfg.servers = append(cfg.servers, s)
 	}
-	if cfg.reps < 1 || cfg.conns < 1 || cfg.size < 0 || cfg.window <= 0 || cfg.idle < 0 || cfg.dialers < 1 || cfg.loops < 1 {
-		fmt.Fprintln(os.Stderr, "wsbench: -reps, -conns, -window, -dialers and -loops want positive values, -size and -idle non-negative ones")
+	if cfg.reps < 1 || cfg.conns < 1 || cfg.window <= 0 || cfg.idle < 0 || cfg.broadcasts < 0 || cfg.dialers < 1 || cfg.loops < 1 {
+		fmt.Fprintln(os.Stderr, "wsbench: -reps, -conns, -window, -dialers and -loops want positive values, -idle and -broadcasts non-negative ones")
 		os.Exit(2)
 	}
 	if err := run(cfg, os.Stdout); err != nil {
@@ -224,23 +257,38 @@ func run(cfg config, w io.Writer) error {
 		}
 	}
 	loadBefore := loadavg()
-	echoes := map[string][]echoResult{}
+	echoes := make([]map[string][]echoResult, len(cfg.cases))
+	for i := range echoes {
+		echoes[i] = map[string][]echoResult{}
+	}
 	idles := map[string][]idleResult{}
+	bcasts := map[string][]broadcastResult{}
 	infos := map[string]string{}
 	n := len(cfg.servers)
 	for rep := range cfg.reps {
 		for i := range n {
 			name := cfg.servers[(rep+i)%n]
-			r, info, err := measureEcho(cfg, bin, self, name, rep)
-			if err != nil {
-				return fmt.Errorf("echo, %s, repetition %d: %w", name, rep+1, err)
+			for ci, ec := range cfg.cases {
+				r, info, err := measureEcho(cfg, bin, self, name, ec, rep)
+				if err != nil {
+					return fmt.Errorf("echo %v, %s, repetition %d: %w", ec, name, rep+1, err)
+				}
+				infos[name] = info
+				echoes[ci][name] = append(echoes[ci][name], r)
+				fmt.Fprintf(os.Stderr, "rep %d/%d %-18s echo %v: %8.0f msgs/s, server %.2f µs CPU/msg, %.1f allocs/msg, client %.2f µs CPU/msg\n",
+					rep+1, cfg.reps, name, ec, r.rate, r.cpuPerMsg*1e6, r.objsPerMsg, r.cliPerMsg*1e6)
 			}
-			infos[name] = info
-			echoes[name] = append(echoes[name], r)
-			fmt.Fprintf(os.Stderr, "rep %d/%d %-18s echo: %8.0f msgs/s, server %.2f µs CPU/msg, %.1f allocs/msg, client %.2f µs CPU/msg\n",
-				rep+1, cfg.reps, name, r.rate, r.cpuPerMsg*1e6, r.objsPerMsg, r.cliPerMsg*1e6)
 			if cfg.idle == 0 {
 				continue
+			}
+			if cfg.broadcasts > 0 {
+				br, err := measureBroadcast(cfg, bin, self, name)
+				if err != nil {
+					return fmt.Errorf("broadcast, %s, repetition %d: %w", name, rep+1, err)
+				}
+				bcasts[name] = append(bcasts[name], br)
+				fmt.Fprintf(os.Stderr, "rep %d/%d %-18s broadcast: %.2f ms median, %.2f ms max, server %.2f ms CPU/broadcast\n",
+					rep+1, cfg.reps, name, 1e3*median(br.took), 1e3*slices.Max(br.took), 1e3*br.cpuPer)
 			}
 			ir, err := measureIdle(cfg, bin, self, name, rep)
 			if err != nil {
@@ -252,16 +300,24 @@ func run(cfg config, w io.Writer) error {
 		}
 	}
 	loadAfter := loadavg()
-	report(w, cfg, lim, infos, echoes, idles, loadBefore, loadAfter, time.Since(began))
+	report(w, cfg, lim, infos, echoes, idles, bcasts, loadBefore, loadAfter, time.Since(began))
 	return nil
 }
 
-// measureEcho runs the echo measurement of server name.
-func measureEcho(cfg config, bin, self, name string, rep int) (echoResult, string, error) {
+// measureEcho runs the echo measurement of server name for one case.
+func measureEcho(cfg config, bin, self, name string, ec echoCase, rep int) (echoResult, string, error) {
 	args := []string{"-loops", strconv.Itoa(cfg.loops)}
-	if cfg.profDir != "" {
-		args = append(args, "-cpuprofile", filepath.Join(cfg.profDir, fmt.Sprintf("%s-echo-%d.pprof", name, rep+1)))
+	if ec.compress {
+		args = append(args, "-compress")
 	}
+	if cfg.profDir != "" {
+		z := ""
+		if ec.compress {
+			z = "z"
+		}
+		args = append(args, "-cpuprofile", filepath.Join(cfg.profDir, fmt.Sprintf("%s-echo%d%s-%d.pprof", name, ec.size, z, rep+1)))
+	}
+	cfg.size, cfg.compress = ec.size, ec.compress
 	srv, err := startServer(bin, name, args...)
 	if err != nil {
 		return echoResult{}, "", err
@@ -401,6 +457,9 @@ type server struct {
 	tail   *tailBuffer
 	allocc chan [2]uint64 // the answers to SIGUSR1
 	heapc  chan [2]uint64 // the answers to SIGUSR2
+	bcastc chan [2]uint64 // the answers to SIGHUP: conns, nanoseconds
+	connsc chan [2]uint64 // the answers to SIGWINCH: conns in the broadcast's set
+	errc   chan string    // "broadcast-error" lines
 	done   chan struct{}  // closed once the process is reaped
 	mu     sync.Mutex
 	info   string
@@ -435,7 +494,8 @@ func startServerOnce(bin, name string, args ...string) (*server, error) {
 		return nil, err
 	}
 	s := &server{name: name, addr: addr, tail: &tailBuffer{}, allocc: make(chan [2]uint64, 1),
-		heapc: make(chan [2]uint64, 1), done: make(chan struct{})}
+		heapc: make(chan [2]uint64, 1), bcastc: make(chan [2]uint64, 1), connsc: make(chan [2]uint64, 1),
+		errc: make(chan string, 1), done: make(chan struct{})}
 	s.cmd = exec.Command(bin, append([]string{"-server", name, "-addr", addr}, args...)...)
 	s.cmd.Stderr = s.tail
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -456,6 +516,15 @@ func startServerOnce(bin, name string, args ...string) (*server, error) {
 				put(s.allocc, a)
 			case scan(line, "heap %d %d", &a[0], &a[1]):
 				put(s.heapc, a)
+			case scan(line, "broadcast %d %d", &a[0], &a[1]):
+				put(s.bcastc, a)
+			case scan(line, "conns %d", &a[0]):
+				put(s.connsc, a)
+			case strings.HasPrefix(line, "broadcast-error "):
+				select {
+				case s.errc <- line:
+				default:
+				}
 			case strings.HasPrefix(line, "info "):
 				s.mu.Lock()
 				s.info = strings.TrimPrefix(line, "info ")
@@ -521,6 +590,8 @@ func (s *server) ask(sig syscall.Signal, c chan [2]uint64) ([2]uint64, error) {
 	select {
 	case a := <-c:
 		return a, nil
+	case e := <-s.errc:
+		return [2]uint64{}, fmt.Errorf("%s: %s", s.name, e)
 	case <-s.done:
 		return [2]uint64{}, fmt.Errorf("%s exited; its output: %s", s.name, s.tail)
 	case <-time.After(10 * time.Second):
@@ -560,8 +631,12 @@ type client struct {
 
 func startClient(self, mode, addr string, cfg config) (*client, error) {
 	c := &client{tail: &tailBuffer{}, lines: make(chan string, 16), errc: make(chan string, 16), done: make(chan struct{})}
+	compress := "off"
+	if cfg.compress {
+		compress = "on"
+	}
 	c.cmd = exec.Command(self, "-client", mode, "-addr", addr, "-conns", strconv.Itoa(cfg.conns),
-		"-size", strconv.Itoa(cfg.size), "-dialers", strconv.Itoa(cfg.dialers))
+		"-size", strconv.Itoa(cfg.size), "-compress", compress, "-dialers", strconv.Itoa(cfg.dialers))
 	c.cmd.Stderr = c.tail
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var err error
