@@ -8,10 +8,12 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/lesismal/llib v1.2.2
 	github.com/lesismal/nbio v1.6.8
+	github.com/lxzan/gws v1.8.9
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/revoltgo/eventloop v0.0.0
 	github.com/tidwall/evio v1.0.8
 	github.com/valyala/fasthttp v1.78.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (
@@ -21,7 +23,6 @@ require (
 	github.com/google/pprof v0.0.0-20240727154555-813a5fbdbec8 // indirect
 	github.com/kavu/go_reuseport v1.5.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
-	github.com/lxzan/gws v1.8.9 // indirect
 	github.com/molecule-man/go-brrr v1.3.1 // indirect
 	github.com/panjf2000/ants/v2 v2.11.3 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect

@@ -1,55 +1,104 @@
-// Command wsbench measures WebSocket echo servers side by side in one run,
+// Command wsbench measures WebSocket servers side by side in one run,
 // each server in a process of its own (bench/wspeers, which it builds) and
 // the client in another (wsbench itself, in a hidden mode), on Linux:
 //
 //	gorilla-nethttp     gorilla/websocket's Upgrader under net/http (the baseline)
 //	nbio                lesismal/nbio's nbhttp.Engine and websocket Upgrader
+//	gws                 lxzan/gws's Upgrader under net/http, ReadLoop in a goroutine per conn
 //	gorilla-ours        gorilla's Upgrader on httpserver.Server, one loop
 //	gorilla-ours-loops  the same on one loop per CPU, listeners shared with SO_REUSEPORT
 //	ours                the project's package websocket on httpserver, one loop
 //	ours-loops          the same on one loop per CPU
 //
-// Two measurements, in each repetition (-reps, 3 by default) for every
+// Three measurements, in each repetition (-reps, 3 by default) for every
 // server in turn, the order rotating by one server from one repetition to
 // the next so that none is always first or last:
 //
-//   - Echo: -conns client conns (128) each send a binary message of -size
-//     bytes (64) and wait for its echo, in a closed loop, for a -warmup
-//     (1 s) and then a -window (3 s). It reports the echoes per second in
-//     the window (the median of the repetitions, and their range), that
-//     against gorilla on net/http (the median of the per-repetition
-//     ratios), the server's CPU time per echo (utime+stime of
-//     /proc/<pid>/stat at the window's ends, all its threads, over the
-//     echoes of the window), its heap allocations per echo (runtime/metrics,
-//     which the server prints on SIGUSR1), and the client's CPU per echo,
-//     since both share the machine's cores.
+//   - Echo, a table per message size (-size, 64 and 4096 bytes) without
+//     and with permessage-deflate (-compress off,on): -conns client conns
+//     (128) each send a binary message and wait for its echo, in a closed
+//     loop, for a -warmup (1 s) and then a -window (3 s). With compression
+//     the client offers permessage-deflate (gorilla's offer: no context
+//     takeover either way), every server is configured to accept it, and
+//     a conn on which the server did not agree fails the run; each server
+//     compresses what it sends as far as its own threshold goes (gws sends
+//     a message under 512 bytes as it is). It reports the echoes per
+//     second in the window (the median of the repetitions, and their
+//     range), that against gorilla on net/http (the median of the
+//     per-repetition ratios), the server's CPU time per echo (utime+stime
+//     of /proc/<pid>/stat at the window's ends, all its threads, over the
+//     echoes of the window), its heap allocations per echo
+//     (runtime/metrics, which the server prints on SIGUSR1), and the
+//     client's CPU per echo, since both share the machine's cores.
+//   - Broadcast: -idle conns (10 000) are upgraded, then the server is
+//     told (SIGHUP) to broadcast one 64-byte binary message to all of
+//     them, -broadcasts times (20), each once the client has received
+//     every frame of the one before. Every delivery is checked (each
+//     message carries its broadcast's number; a conn's must come in
+//     order) and a missing one fails the run. It reports, per broadcast,
+//     the time the server measured and printed (the median over all the
+//     broadcasts, and the slowest), and the server's CPU per broadcast
+//     (utime+stime from before the first to after the last, the waits for
+//     the client included, over the broadcasts). The clock starts once
+//     the server has its list of conns (taking it is not counted) and
+//     covers, for each server:
+//     gorilla-nethttp: NewPreparedMessage, then WritePreparedMessage on
+//     each conn in turn from one goroutine, each returning once its frame
+//     is written to the socket: it stops when the last write returns;
+//     nbio: WriteMessage on each conn in turn from one goroutine (nbio has
+//     no prepared message: each call frames the message and writes it at
+//     once, keeping for its poller what the socket does not take, which
+//     the figure then misses; 64 bytes to a reading client are taken
+//     whole): it stops when the last call returns;
+//     gws: NewBroadcaster, Broadcast on each conn (which queues the frame,
+//     encoded once, on the conn's write queue, whose goroutine gws starts
+//     then and writes it) and Close, then the wait until the conns'
+//     net.Conn has seen one Write return per conn (the listener wraps the
+//     conns to count them, in this measurement only): it stops when the
+//     last write returns;
+//     gorilla-ours and gorilla-ours-loops: on each loop, in a callback
+//     posted to it, NewPreparedMessage and WritePreparedMessage on that
+//     loop's conns in turn (a write suspends the callback while its socket
+//     is full);
+//     ours and ours-loops: on each loop, in a callback posted to it,
+//     websocket.Broadcast over that loop's conns (the frame encoded once,
+//     queued on each conn, each conn's flush a microtask), then a
+//     microtask queued behind those flushes, which stops the clock once no
+//     flush waits on a full socket (the loop's live fibers back where they
+//     were): the time from the start of the Broadcast call until every
+//     conn's frame was handed to the kernel. With more than one loop the
+//     time runs from the earliest loop's start to the latest loop's end;
+//     the post's wake-up before the start is not in it. The project's
+//     target is 20 ms for 10 000 conns.
 //   - Idle: -idle conns (10 000) are upgraded and then left idle. It
 //     reports the server's memory per conn: (VmRSS after − VmRSS before)/N
 //     from /proc/<pid>/status, and Go memory in use per conn: live heap
 //     objects plus goroutine stacks (/memory/classes/heap/objects:bytes +
 //     /memory/classes/heap/stacks:bytes, after − before, over N), which the
 //     server prints on SIGUSR2 after a runtime.GC(); both readings, before
-//     and after, follow that GC. A fresh server process serves each
-//     measurement.
+//     and after, follow that GC.
 //
-// The client is gorilla's, one goroutine per conn; every echo is checked
-// byte for byte (each message holds its conn's number and a sequence
-// number). Client and servers raise RLIMIT_NOFILE to the hard limit. The
-// output is markdown: the parameters, the load average before and after
-// (/proc/loadavg: the other work the figures share the machine with), a
-// table per measurement, and whether ours meets its targets (echo ≥ 1.3×
-// gorilla on net/http and ≥ nbio; idle RSS per conn ≤ gorilla on
-// net/http's). Progress goes to stderr.
+// A fresh server process serves each measurement (and each echo table);
+// only the broadcast's keeps its conns in a set. The client is gorilla's,
+// one goroutine per conn; every echo is checked byte for byte (each
+// message holds its conn's number and a sequence number). Client and
+// servers raise RLIMIT_NOFILE to the hard limit. The output is markdown:
+// the parameters, the load average before and after (/proc/loadavg: the
+// other work the figures share the machine with), a table per
+// measurement, and whether ours meets its targets (on the first echo
+// table, echo ≥ 1.3× gorilla on net/http and ≥ nbio; idle RSS per conn ≤
+// gorilla on net/http's; a broadcast to 10 000 conns in ≤ 20 ms). Progress
+// goes to stderr.
 //
 // Run it from the repository root (it builds bench/wspeers with the go
 // command, from the module bench/):
 //
-//	go -C bench run ./wsbench           # 3 repetitions, about 1.5 minutes
-//	go -C bench run ./wsbench -quick    # 1 short repetition
+//	go -C bench run ./wsbench           # 3 repetitions
+//	go -C bench run ./wsbench -quick    # 1 short repetition, 2000 conns for idle and broadcast
 //	go -C bench run ./wsbench -servers gorilla-nethttp,gorilla-ours -cpuprofile /tmp/prof
 //
 // With -cpuprofile DIR each echo server writes a CPU profile of its life
-// to DIR/SERVER-echo-REP.pprof (`go tool pprof -top FILE`); with
+// to DIR/SERVER-echoSIZE-REP.pprof (echoSIZEz with compression) (`go tool pprof -top FILE`); with
 // -memprofile DIR each idle server writes a heap profile, as of the GC
 // that precedes the last reading, to DIR/SERVER-idle-REP.pprof (`go tool
 // pprof -sample_index=inuse_space -top FILE`).
