@@ -93,8 +93,8 @@
 // Run it from the repository root (it builds bench/wspeers with the go
 // command, from the module bench/):
 //
-//	go -C bench run ./wsbench           # 3 repetitions
-//	go -C bench run ./wsbench -quick    # 1 short repetition, 2000 conns for idle and broadcast
+//	go -C bench run ./wsbench           # 3 repetitions, about 8 minutes
+//	go -C bench run ./wsbench -quick    # 1 short repetition, 2000 conns for idle and broadcast, about 1 minute
 //	go -C bench run ./wsbench -servers gorilla-nethttp,gorilla-ours -cpuprofile /tmp/prof
 //
 // With -cpuprofile DIR each echo server writes a CPU profile of its life
