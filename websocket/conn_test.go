@@ -114,12 +114,14 @@ func TestBroadcastEncodesOnce(t *testing.T) {
 }
 
 // Nothing from the peer for PingInterval: a ping; nothing for as long
-// again: the conn is closed (1006). A peer that answers stays.
+// again: the conn is closed (1006). A peer that answers stays. The
+// answering peer has an interval to answer in: 250 ms, since under Wine
+// on a loaded machine 20 ms was once too short for the pong to arrive.
 func TestPingTimeout(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		rec := newRecorder()
 		srv := echoServer(rec)
-		srv.PingInterval = 20 * time.Millisecond
+		srv.PingInterval = 250 * time.Millisecond
 		addr := serveWS(t, l, srv, viaListener)
 
 		alive, _ := dialRaw(t, addr, "")
