@@ -39,3 +39,63 @@ func TestFDCloseReturnsCloseError(t *testing.T) {
 		})
 	}
 }
+
+// refuseOnce is a scripted driver that refuses the first registration of
+// one fd.
+type refuseOnce struct {
+	*scriptFD
+	fd      int
+	refused bool
+}
+
+func (d *refuseOnce) Register(fd int, tok core.Token, in core.Interest) error {
+	if fd == d.fd && !d.refused {
+		d.refused = true
+		return errors.New("refused")
+	}
+	return d.scriptFD.Register(fd, tok, in)
+}
+
+// An FD the driver refused lets go of its number in the loop's books: a
+// watcher of that number registered afterwards is deregistered when it is
+// cancelled, as if the FD had never been, instead of the registration
+// being kept for the failed FD.
+func TestFDRefusedLetsGoOfItsNumber(t *testing.T) {
+	drv := &refuseOnce{scriptFD: newScriptFD()}
+	l := core.New(drv)
+	defer l.Close()
+	var fds [2]int
+	if err := syscall.Pipe(fds[:]); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[1])
+	var p core.FD
+	if err := p.Init(l, fds[0], net.ErrClosed); err != nil {
+		syscall.Close(fds[0])
+		t.Fatal(err)
+	}
+	defer p.Close() // closes fds[0]
+	drv.fd = fds[0]
+	var waitErr error
+	registered, kept := false, true
+	l.Defer(func(core.CallbackID) {
+		p.Acquire()
+		waitErr = p.Wait(core.Read)
+		p.Release()
+		id := l.OnReadable(drv.fd, func(core.CallbackID, int) {})
+		l.Defer(func(core.CallbackID) { // the watcher is active
+			_, registered = drv.reg[drv.fd]
+			l.Cancel(id)
+			_, kept = drv.reg[drv.fd]
+		})
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if waitErr == nil || !strings.Contains(waitErr.Error(), "refused") {
+		t.Fatalf("Wait on an fd the driver refused: %v, want the driver's error", waitErr)
+	}
+	if !registered || kept {
+		t.Fatalf("a watcher of the refused FD's number: registered %v, still registered after its Cancel %v; want true, false", registered, kept)
+	}
+}
