@@ -54,3 +54,17 @@ func WithBlockedLooks(f func(stack string, blocked bool)) Option {
 
 // BlockedReportOn reports whether l makes blocked-call reports.
 func BlockedReportOn(l *Loop) bool { return l.blk != nil }
+
+// FDTimer reports whether the deadline timer of p's direction mode is in
+// its loop's timer heap, and its arming number, which orders the timers
+// due at one instant.
+func FDTimer(p *FD, mode Interest) (armed bool, seq uint64) {
+	c := p.dir(mode).tm
+	if c == nil {
+		return false, 0
+	}
+	return c.heapIdx >= 0, c.seq
+}
+
+// Timers is how many timers l's heap holds.
+func Timers(l *Loop) int { return len(l.timers) }

@@ -3,6 +3,7 @@
 package core_test
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"syscall"
@@ -74,5 +75,62 @@ func TestFDDeadlineArmedAgainAfterItFired(t *testing.T) {
 	want := []error{os.ErrDeadlineExceeded, os.ErrDeadlineExceeded}
 	if len(errs) != len(want) || errs[0] != want[0] || errs[1] != want[1] {
 		t.Fatalf("the two waits under a deadline returned %v, want %v", errs, want)
+	}
+}
+
+// A waiting direction's deadline timer follows its deadline: one node in
+// the loop's heap, left in place when the deadline is set again unchanged
+// (no heap operation, and it keeps its place among the timers due at that
+// instant), armed anew when it moves (after every timer armed before it),
+// and taken out when the deadline is removed or the FD closed, so that the
+// heap holds no closed FD until its deadline.
+func TestFDDeadlineTimerFollowsTheDeadline(t *testing.T) {
+	l := core.New(newScriptFD())
+	defer l.Close()
+	p := lockFD(t, l)
+	at := time.Now().Add(time.Hour)
+	var errs []string
+	check := func(step string, wantArmed bool) {
+		armed, _ := core.FDTimer(p, core.Read)
+		want := map[bool]int{true: 1, false: 0}[wantArmed]
+		if armed != wantArmed || core.Timers(l) != want {
+			errs = append(errs, fmt.Sprintf("%s: the timer is armed: %v, the heap holds %d; want %v, %d", step, armed, core.Timers(l), wantArmed, want))
+		}
+	}
+	var waitErr, closeErr error
+	l.Defer(func(core.CallbackID) {
+		p.Acquire()
+		defer p.Release()
+		p.SetDeadline(core.Read, at)
+		l.Defer(func(core.CallbackID) { // the fiber below waits
+			check("the wait began", true)
+			_, seq := core.FDTimer(p, core.Read)
+			p.SetDeadline(core.Read, at)
+			check("the same deadline set again", true)
+			if _, again := core.FDTimer(p, core.Read); again != seq {
+				errs = append(errs, fmt.Sprintf("the same deadline set again re-armed the timer (arming number %d, was %d)", again, seq))
+			}
+			p.SetDeadline(core.Read, at.Add(time.Hour))
+			check("the deadline moved", true)
+			if _, moved := core.FDTimer(p, core.Read); moved <= seq {
+				errs = append(errs, fmt.Sprintf("the moved deadline's timer has arming number %d, not after the %d it had", moved, seq))
+			}
+			p.SetDeadline(core.Read, time.Time{})
+			check("the deadline removed", false)
+			p.SetDeadline(core.Read, at)
+			check("a deadline set again", true)
+			closeErr = p.Close() // returns once the waiter has left
+			check("the FD closed", false)
+		})
+		waitErr = p.Wait(core.Read)
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range errs {
+		t.Error(e)
+	}
+	if waitErr != net.ErrClosed || closeErr != nil {
+		t.Fatalf("the wait ended with %v, Close with %v; want net.ErrClosed, nil", waitErr, closeErr)
 	}
 }
