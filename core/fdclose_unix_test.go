@@ -99,3 +99,43 @@ func TestFDRefusedLetsGoOfItsNumber(t *testing.T) {
 		t.Fatalf("a watcher of the refused FD's number: registered %v, still registered after its Cancel %v; want true, false", registered, kept)
 	}
 }
+
+// Close waits for the last user: the descriptor stays open while a call
+// still holds a reference, and the last Release closes it and ends the
+// Close.
+func TestFDCloseWaitsForTheLastRelease(t *testing.T) {
+	l := core.New(newTimerDriver(), core.WithoutFileIDs())
+	defer l.Close()
+	var p core.FD
+	if err := p.Init(l, notOpen, net.ErrClosed); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Acquire() || !p.Acquire() {
+		t.Fatal("Acquire failed on an open FD")
+	}
+	var closeErr error
+	var closed, closedBeforeTheLast, closedAfterIt bool
+	l.Defer(func(core.CallbackID) {
+		closeErr = p.Close()
+		closed = true
+	})
+	l.Defer(func(core.CallbackID) { // Close waits
+		p.Release()
+		l.Defer(func(core.CallbackID) {
+			closedBeforeTheLast = closed
+			p.Release()
+			l.Defer(func(core.CallbackID) {
+				closedAfterIt = closed
+				if !closed {
+					l.Stop() // nothing will wake the Close
+				}
+			})
+		})
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if closedBeforeTheLast || !closedAfterIt || !errors.Is(closeErr, syscall.EBADF) {
+		t.Fatalf("Close returned while a user was left: %v, once the last had left: %v (with %v); want false, true (with close's EBADF)", closedBeforeTheLast, closedAfterIt, closeErr)
+	}
+}
