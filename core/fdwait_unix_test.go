@@ -195,3 +195,43 @@ func TestWatchSaysWhy(t *testing.T) {
 		t.Fatalf("Watch after Close: %v, want the closed error", errs[0])
 	}
 }
+
+// A call past the million references an FD counts panics and names it,
+// the Lock that would take a free lock too, instead of carrying the count
+// into the lock's waiters.
+func TestFDTooManyUsersPanics(t *testing.T) {
+	l := core.New(newTimerDriver(), core.WithoutFileIDs())
+	defer l.Close()
+	var p core.FD
+	if err := p.Init(l, notOpen, net.ErrClosed); err != nil {
+		t.Fatal(err)
+	}
+	const most = 1<<20 - 1
+	for range most {
+		p.Acquire()
+	}
+	for name, f := range map[string]func(){
+		"Acquire":     func() { p.Acquire() },
+		"Lock(Read)":  func() { _ = p.Lock(core.Read) },
+		"Lock(Write)": func() { _ = p.Lock(core.Write) },
+	} {
+		func() {
+			defer func() {
+				if s, _ := recover().(string); !strings.Contains(s, "more than a million calls in progress") {
+					t.Errorf("%s with %d references held: panic %q, want one that names the limit", name, most, s)
+				}
+			}()
+			f()
+		}()
+	}
+	if t.Failed() {
+		return // the count is no longer one of references
+	}
+	for range most {
+		p.Release()
+	}
+	if err := p.Lock(core.Read); err != nil {
+		t.Fatalf("Lock once every reference was released: %v", err)
+	}
+	p.Unlock(core.Read)
+}
