@@ -68,3 +68,10 @@ func FDTimer(p *FD, mode Interest) (armed bool, seq uint64) {
 
 // Timers is how many timers l's heap holds.
 func Timers(l *Loop) int { return len(l.timers) }
+
+// FDLockWaiters is how many calls p counts as waiting for the lock of
+// direction mode.
+func FDLockWaiters(p *FD, mode Interest) uint64 {
+	_, wait, mask := lockBits(mode)
+	return p.state.Load() & mask / wait
+}

@@ -235,3 +235,30 @@ func TestFDTooManyUsersPanics(t *testing.T) {
 	}
 	p.Unlock(core.Read)
 }
+
+// A call that waits for a direction's lock counts itself once, in its own
+// direction, and the turn handed to it takes it off the count again. (A
+// count that went the wrong way would still hand the turn on, until it
+// wrapped: about a million waits later, a lost turn or a false panic.)
+func TestLockCountsItsWaiterOnce(t *testing.T) {
+	lockedFD(t, core.Read, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
+		defer p.Close()
+		type count struct{ rd, wr uint64 }
+		counted := func() count { return count{core.FDLockWaiters(p, core.Read), core.FDLockWaiters(p, core.Write)} }
+		var waiting count
+		defer core.SetLockWaitHook(func() {
+			waiting = counted()
+			p.Unlock(core.Read) // the holder leaves: the turn goes to the waiter
+		})()
+		var err error
+		onFiber(t, l, fiber, func() { err = p.Lock(core.Read) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		locked := counted()
+		p.Unlock(core.Read)
+		if want := (count{1, 0}); waiting != want || locked != (count{}) || counted() != (count{}) {
+			t.Fatalf("lock waiters (read, write) counted while the call waited: %v, once it had the lock: %v, after its Unlock: %v; want %v, none, none", waiting, locked, counted(), want)
+		}
+	})
+}
