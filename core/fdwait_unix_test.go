@@ -262,3 +262,38 @@ func TestLockCountsItsWaiterOnce(t *testing.T) {
 		}
 	})
 }
+
+// An Unlock gives up its own direction's lock only: after Lock(Read),
+// Lock(Write) and Unlock(Read), a Lock(Read) takes the lock at once and a
+// Lock(Write) waits for its turn (which the hook hands it).
+func TestUnlockLeavesTheOtherDirectionLocked(t *testing.T) {
+	lockedFD(t, core.Read, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
+		if err := p.Lock(core.Write); err != nil {
+			t.Fatal(err)
+		}
+		p.Unlock(core.Read)
+		var waited []core.Interest
+		var mode core.Interest
+		defer core.SetLockWaitHook(func() {
+			waited = append(waited, mode)
+			p.Unlock(mode) // the holder leaves
+		})()
+		var errs [2]error
+		onFiber(t, l, fiber, func() {
+			for i, m := range []core.Interest{core.Read, core.Write} {
+				mode = m
+				errs[i] = p.Lock(m)
+			}
+		})
+		if errs != [2]error{} || len(waited) != 1 || waited[0] != core.Write {
+			// The lock's state is not what the test knows: the FD is
+			// left unclosed rather than a Close waiting for a user.
+			t.Fatalf("after Unlock(Read) with the Write lock held, Lock(Read) and Lock(Write) returned %v and waited in %v; want nil, nil and only the Write one waiting", errs, waited)
+		}
+		p.Unlock(core.Read)
+		p.Unlock(core.Write)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
