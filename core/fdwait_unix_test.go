@@ -297,3 +297,45 @@ func TestUnlockLeavesTheOtherDirectionLocked(t *testing.T) {
 		}
 	})
 }
+
+// Unlocks that misuse the lock panic and name it, even where the common
+// case would let them through: a direction that is neither Read nor
+// Write while Read is locked, and an Unlock whose reference a Release
+// gave back already.
+func TestFDUnlockMisusePanics(t *testing.T) {
+	for _, c := range []struct {
+		name, want string
+		misuse     func(p *core.FD)
+	}{
+		{"Unlock(Read|Write) with Read locked", "the direction must be Read or Write", func(p *core.FD) {
+			defer p.Unlock(core.Read)
+			p.Unlock(core.Read | core.Write)
+		}},
+		{"Unlock(Read) after a Release", "FD.Unlock called on a direction that is not locked", func(p *core.FD) {
+			p.Release()
+			p.Unlock(core.Read)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := core.New(newTimerDriver())
+			defer l.Close()
+			p := lockFD(t, l)
+			if err := p.Lock(core.Read); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			func() {
+				defer func() { got, _ = recover().(string) }()
+				c.misuse(p)
+			}()
+			if !strings.Contains(got, c.want) {
+				// The lock's state is not what the test knows: the FD
+				// is left unclosed rather than a Close waiting for a user.
+				t.Fatalf("panic %q, want one that says %q", got, c.want)
+			}
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
