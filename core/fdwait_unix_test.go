@@ -3,6 +3,7 @@
 package core_test
 
 import (
+	"errors"
 	"net"
 	"os"
 	"strings"
@@ -337,5 +338,34 @@ func TestFDUnlockMisusePanics(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// A goroutine's Lock that waits for its turn while the run it makes meets
+// an uncaught error does not give the wait up (the turn passed to it would
+// be lost): it takes the turn, hands it on and reports the error.
+func TestGoroutineLockReportsUncaughtError(t *testing.T) {
+	l := core.New(newTimerDriver())
+	defer l.Close()
+	p := lockFD(t, l)
+	if err := p.Lock(core.Read); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	l.Defer(func(core.CallbackID) { panic(boom) })
+	l.Defer(func(core.CallbackID) { p.Unlock(core.Read) })
+	var err error
+	onFiber(t, l, false, func() { err = p.Lock(core.Read) })
+	if !errors.Is(err, boom) {
+		t.Fatalf("Lock waiting for its turn when a callback panicked: %v, want the uncaught error", err)
+	}
+	waited := false
+	defer core.SetLockWaitHook(func() { waited = true; p.Unlock(core.Read) })()
+	if err := p.Lock(core.Read); err != nil || waited {
+		t.Fatalf("Lock after the turn was handed on: %v (it waited: %v), want nil at once", err, waited)
+	}
+	p.Unlock(core.Read)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
