@@ -90,26 +90,31 @@ func TestLockTurnPassedBeforeItsWait(t *testing.T) {
 	})
 }
 
-// Close wakes the calls that wait for a direction's lock, which then
-// return the closed error; the holder's own call is left to end.
+// Close wakes the calls that wait for a direction's lock, in either
+// direction, which then return the closed error; the holder's own call is
+// left to end.
 func TestCloseWakesTurnWaiters(t *testing.T) {
-	lockedFD(t, core.Read, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
-		closed := make(chan error, 1)
-		defer core.SetLockWaitHook(func() {
-			go func() { closed <- p.Close() }() // returns once the holder unlocks
-		})()
-		var err error
-		onFiber(t, l, fiber, func() {
-			err = p.Lock(core.Read)
-			p.Unlock(core.Read) // the holder's: Close waits for it
+	for _, mode := range []core.Interest{core.Read, core.Write} {
+		t.Run(map[core.Interest]string{core.Read: "read", core.Write: "write"}[mode], func(t *testing.T) {
+			lockedFD(t, mode, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
+				closed := make(chan error, 1)
+				defer core.SetLockWaitHook(func() {
+					go func() { closed <- p.Close() }() // returns once the holder unlocks
+				})()
+				var err error
+				onFiber(t, l, fiber, func() {
+					err = p.Lock(mode)
+					p.Unlock(mode) // the holder's: Close waits for it
+				})
+				if err != net.ErrClosed {
+					t.Fatalf("Lock waiting for the turn when Close came: %v, want net.ErrClosed", err)
+				}
+				if err := <-closed; err != nil {
+					t.Fatalf("Close: %v", err)
+				}
+			})
 		})
-		if err != net.ErrClosed {
-			t.Fatalf("Lock waiting for the turn when Close came: %v, want net.ErrClosed", err)
-		}
-		if err := <-closed; err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-	})
+	}
 }
 
 // One call waits in a direction at a time; a second is a misuse that
