@@ -75,3 +75,7 @@ func FDLockWaiters(p *FD, mode Interest) uint64 {
 	_, wait, mask := lockBits(mode)
 	return p.state.Load() & mask / wait
 }
+
+// FDFreeTurns is how many turns of direction mode were passed and not yet
+// taken.
+func FDFreeTurns(p *FD, mode Interest) int32 { return p.dir(mode).turns.free }

@@ -70,7 +70,8 @@ func lockedFD(t *testing.T, mode core.Interest, body func(t *testing.T, l *core.
 
 // The turn an Unlock passes between a caller counting itself as a waiter
 // and its wait is kept for that wait: the lock is free, and nobody else
-// would ever pass one again.
+// would ever pass one again. Taking it uses it up: none is left over for a
+// later call to take while the lock is held.
 func TestLockTurnPassedBeforeItsWait(t *testing.T) {
 	lockedFD(t, core.Write, func(t *testing.T, l *core.Loop, p *core.FD, fiber bool) {
 		defer p.Close()
@@ -85,6 +86,9 @@ func TestLockTurnPassedBeforeItsWait(t *testing.T) {
 		onFiber(t, l, fiber, func() { err = p.Lock(core.Write) })
 		if err != nil || !unlocked {
 			t.Fatalf("Lock: %v (the hook ran: %v)", err, unlocked)
+		}
+		if n := core.FDFreeTurns(p, core.Write); n != 0 {
+			t.Errorf("turns passed and not taken once the call took its turn: %d, want 0", n)
 		}
 		p.Unlock(core.Write)
 	})
