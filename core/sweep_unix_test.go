@@ -16,8 +16,9 @@ import (
 // A watched fd closed behind the loop's back, which its driver never
 // reports (a fake one here), is found by the core's own sweep of the
 // watched fds' identities: the error handler gets an FDError naming the fd
-// and its watcher, which is disabled. conformance's fd cases check the
-// same on every real driver; this one holds without them.
+// and its watcher, which is disabled, with fstat's EBADF as the cause.
+// conformance's fd cases check the same on every real driver; this one
+// holds without them.
 func TestSweepFindsAWatchedFDClosedBehindTheLoop(t *testing.T) {
 	l := core.New(newScriptFD())
 	defer l.Close()
@@ -43,5 +44,6 @@ func TestSweepFindsAWatchedFDClosedBehindTheLoop(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, fds[0], got[0].FD)
 	assert.ErrorIs(t, got[0].Err, core.ErrFDClosed)
+	assert.ErrorIs(t, got[0].Err, syscall.EBADF)
 	assert.Equal(t, []core.CallbackID{id}, got[0].IDs)
 }
