@@ -139,3 +139,36 @@ func TestFDCloseWaitsForTheLastRelease(t *testing.T) {
 		t.Fatalf("Close returned while a user was left: %v, once the last had left: %v (with %v); want false, true (with close's EBADF)", closedBeforeTheLast, closedAfterIt, closeErr)
 	}
 }
+
+// A wait that Close ends returns the closed error, with no deadline set
+// (which would send it down the general path): from a fiber and from a
+// goroutine.
+func TestCloseEndsAWaitWithTheClosedError(t *testing.T) {
+	for _, fiber := range []bool{true, false} {
+		t.Run(map[bool]string{true: "fiber", false: "goroutine"}[fiber], func(t *testing.T) {
+			l := core.New(newScriptFD())
+			defer l.Close()
+			p := lockFD(t, l)
+			if !p.Acquire() {
+				t.Fatal("Acquire failed on an open FD")
+			}
+			closed := make(chan error, 1)
+			l.Defer(func(core.CallbackID) {
+				l.Defer(func(core.CallbackID) { // the wait has begun
+					go func() { closed <- p.Close() }()
+				})
+			})
+			var err error
+			onFiber(t, l, fiber, func() {
+				err = p.Wait(core.Read)
+				p.Release() // the last user: Close closes the descriptor
+			})
+			if err != net.ErrClosed {
+				t.Fatalf("Wait that Close ended: %v, want net.ErrClosed", err)
+			}
+			if err := <-closed; err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+		})
+	}
+}
