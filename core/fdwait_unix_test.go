@@ -378,3 +378,38 @@ func TestGoroutineLockReportsUncaughtError(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A wait in each direction in turn gets its direction into the fd's
+// registration and is woken by its readiness: the second direction is
+// added to a registration the first made. The fd number is a fake one the
+// scripted driver reports ready (never closed: it names no file of ours).
+func TestWaitSeesReadinessInEachDirection(t *testing.T) {
+	drv := newScriptFD()
+	l := core.New(drv, core.WithoutFileIDs())
+	defer l.Close()
+	var p core.FD
+	if err := p.Init(l, fdBase, net.ErrClosed); err != nil {
+		t.Fatal(err)
+	}
+	drv.ready[fdBase] = core.Read | core.Write
+	var errs []error
+	rescued := false
+	l.Defer(func(core.CallbackID) {
+		p.Acquire()
+		defer p.Release()
+		guard := l.Delay(5*time.Second, func(core.CallbackID) {
+			rescued = true // the wait was never woken: end it
+			p.SetDeadline(core.Read|core.Write, time.Now().Add(-time.Second))
+		})
+		defer l.Cancel(guard)
+		for _, mode := range []core.Interest{core.Read, core.Write} {
+			errs = append(errs, p.Wait(mode))
+		}
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if rescued || len(errs) != 2 || errs[0] != nil || errs[1] != nil {
+		t.Fatalf("waits for a ready fd, Read then Write: %v (woken only by the 5 s guard: %v), want nil, nil", errs, rescued)
+	}
+}
