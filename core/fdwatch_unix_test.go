@@ -37,3 +37,35 @@ func TestWatchStopDisarms(t *testing.T) {
 		t.Fatalf("Watch: %v; Stop before arming, after, again, of the next watch: %v; a func ran: %v; want no errors, [false true false true], false", errs, stops, ran)
 	}
 }
+
+// A Referenced watch keeps Run going while it is armed (an unreferenced
+// timer finds Run still going), and no longer once it is stopped: Run
+// returns without waiting for the next timer.
+func TestReferencedWatchHoldsRunUntilStopped(t *testing.T) {
+	l := core.New(newScriptFD())
+	defer l.Close()
+	p := lockFD(t, l)
+	defer p.Close()
+	x := core.FDWatch{Referenced: true}
+	held, stuck := false, false
+	// Unreferenced, both: they keep nothing going themselves.
+	l.Unreference(l.Delay(10*time.Millisecond, func(core.CallbackID) {
+		held = true
+		x.Stop()
+	}))
+	l.Unreference(l.Delay(5*time.Second, func(core.CallbackID) {
+		stuck = true
+		l.Stop()
+	}))
+	l.Defer(func(core.CallbackID) {
+		if err := p.Watch(core.Read, &x, func() {}); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if !held || stuck {
+		t.Fatalf("Run went on while the watch was armed: %v, and until the 5 s guard after it was stopped: %v; want true, false", held, stuck)
+	}
+}
