@@ -8,8 +8,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"golang.org/x/sys/unix"
 )
 
 // notOpen is an fd number that names no file: above any descriptor limit
@@ -170,5 +172,64 @@ func TestCloseEndsAWaitWithTheClosedError(t *testing.T) {
 				t.Fatalf("Close: %v", err)
 			}
 		})
+	}
+}
+
+// An FD whose descriptor was closed behind the loop's back, its number
+// taken by a new file, fails when an FD of the new file attaches the
+// number: its waiter wakes with an error matching ErrFDClosed that says
+// so, instead of waiting for ever on a file that is gone.
+func TestAttachFailsTheGoneOwnerOfItsNumber(t *testing.T) {
+	l := core.New(newScriptFD())
+	defer l.Close()
+	var a, b [2]int
+	if err := syscall.Pipe(a[:]); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(a[1])
+	if err := syscall.Pipe(b[:]); err != nil {
+		syscall.Close(a[0])
+		t.Fatal(err)
+	}
+	defer syscall.Close(b[1])
+	var old, newer core.FD // old is never closed: its number goes to newer
+	if err := old.Init(l, a[0], net.ErrClosed); err != nil {
+		t.Fatal(err)
+	}
+	var x core.FDWatch
+	var waitErr error
+	rescued := false
+	l.Defer(func(core.CallbackID) {
+		old.Acquire()
+		defer old.Release()
+		guard := l.Delay(5*time.Second, func(core.CallbackID) {
+			rescued = true // the wait was never woken: end it
+			old.SetDeadline(core.Read, time.Now().Add(-time.Second))
+		})
+		defer l.Cancel(guard)
+		l.Defer(func(core.CallbackID) {
+			l.Defer(func(core.CallbackID) { // old waits, its number attached
+				if err := unix.Dup2(b[0], a[0]); err != nil { // closes old's file
+					t.Error(err)
+				}
+				syscall.Close(b[0])
+				if err := newer.Init(l, a[0], net.ErrClosed); err != nil {
+					t.Error(err)
+				} else if err := newer.Watch(core.Read, &x, func() {}); err != nil {
+					t.Error(err)
+				}
+			})
+		})
+		waitErr = old.Wait(core.Read)
+		x.Stop()
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := newer.Close(); err != nil {
+		t.Error(err)
+	}
+	if rescued || !errors.Is(waitErr, core.ErrFDClosed) || !strings.Contains(waitErr.Error(), "now names another file") {
+		t.Fatalf("the wait on a number another file took: %v (woken only by the 5 s guard: %v), want an error matching ErrFDClosed that says its number names another file", waitErr, rescued)
 	}
 }
