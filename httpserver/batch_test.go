@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,14 +115,7 @@ func TestReadyResponseDoesNotWaitForSlowOne(t *testing.T) {
 	for name, slow := range cases {
 		t.Run(name, func(t *testing.T) {
 			eachDriver(t, func(t *testing.T, l *core.Loop) {
-				release := make(chan struct{})
-				var once atomic.Bool
-				free := func() {
-					if once.CompareAndSwap(false, true) {
-						close(release)
-					}
-				}
-				t.Cleanup(free)
+				release, free := closeOnce(t)
 				mux := http.NewServeMux()
 				mux.Handle("/slow", slow(l, release))
 				mux.Handle("/", hello)
@@ -155,6 +149,17 @@ func TestReadyResponseDoesNotWaitForSlowOne(t *testing.T) {
 }
 
 // awaitOnLoop suspends the calling fiber of l until ch closes.
+// closeOnce is a channel and the func that closes it, which may be called
+// any number of times; the test's end calls it too, so that nothing
+// waits on it past the test.
+func closeOnce(t *testing.T) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	var once sync.Once
+	done := func() { once.Do(func() { close(ch) }) }
+	t.Cleanup(done)
+	return ch, done
+}
+
 func awaitOnLoop(l *core.Loop, ch <-chan struct{}) {
 	s := l.Suspension()
 	go func() {
@@ -172,14 +177,7 @@ func awaitOnLoop(l *core.Loop, ch <-chan struct{}) {
 // and the microtask queued for them finds a write under way.
 func TestHeldBehindASendUnderWay(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
-		release := make(chan struct{})
-		var once atomic.Bool
-		free := func() {
-			if once.CompareAndSwap(false, true) {
-				close(release)
-			}
-		}
-		t.Cleanup(free)
+		release, free := closeOnce(t)
 		var held *core.Suspension // the first send, while the hook holds it
 		first := true
 		testHookWrite = func(p []byte) {
@@ -234,14 +232,7 @@ func TestHeldBehindASendUnderWay(t *testing.T) {
 // send) until the client has read what it flushed.
 func TestFlushInBatchSends(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
-		seen := make(chan struct{})
-		var once atomic.Bool
-		saw := func() {
-			if once.CompareAndSwap(false, true) {
-				close(seen)
-			}
-		}
-		t.Cleanup(saw)
+		seen, saw := closeOnce(t)
 		mux := http.NewServeMux()
 		mux.HandleFunc("/flush", func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "a")
