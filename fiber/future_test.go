@@ -68,13 +68,7 @@ func TestAwaitFromGoroutineBlocks(t *testing.T) {
 func TestAwaitContext(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		runIn(t, l, func() {
-			var release func()
-			f := Go(l, func() (int, error) {
-				s := l.Suspension()
-				release = func() { s.Resume(nil) }
-				_, err := s.Suspend()
-				return 7, err
-			})
+			f, release := heldFuture(l, 7)
 			other := Go(l, func() (int, error) { return f.Await(context.Background()) })
 			ctx, cancel := context.WithCancel(context.Background())
 			l.Delay(time.Millisecond, func(core.CallbackID) { cancel() })
@@ -154,13 +148,7 @@ func TestAwaitWakesInOrder(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		var log []string
 		runIn(t, l, func() {
-			var release func()
-			f := Go(l, func() (int, error) {
-				s := l.Suspension()
-				release = func() { s.Resume(nil) }
-				_, err := s.Suspend()
-				return 1, err
-			})
+			f, release := heldFuture(l, 1)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			for _, w := range []struct {
@@ -193,13 +181,7 @@ func TestAwaitResumedFromElsewherePanics(t *testing.T) {
 		l.SetErrorHandler(func(err error) { routed = append(routed, err) })
 		var got []string
 		runIn(t, l, func() {
-			var release func()
-			f := Go(l, func() (int, error) {
-				s := l.Suspension()
-				release = func() { s.Resume(nil) }
-				_, err := s.Suspend()
-				return 1, err
-			})
+			f, release := heldFuture(l, 1)
 			var sole, listed *core.Suspension
 			spawn(l, func() { sole = l.Suspension(); _, _ = f.Await(context.Background()) })
 			spawn(l, func() { listed = l.Suspension(); _, _ = f.Await(context.Background()) })

@@ -101,3 +101,15 @@ func futureWaiting[T any](f *Future[T]) int {
 	}
 	return n
 }
+
+// heldFuture starts a fiber of l, from a fiber of l, whose future gets v
+// once release is called (not before the fiber has started).
+func heldFuture(l *core.Loop, v int) (*Future[int], func()) {
+	var s *core.Suspension
+	f := Go(l, func() (int, error) {
+		s = l.Suspension()
+		_, err := s.Suspend()
+		return v, err
+	})
+	return f, func() { s.Resume(nil) }
+}
