@@ -97,6 +97,10 @@ func TestFDRefusedLetsGoOfItsNumber(t *testing.T) {
 	if waitErr == nil || !strings.Contains(waitErr.Error(), "refused") {
 		t.Fatalf("Wait on an fd the driver refused: %v, want the driver's error", waitErr)
 	}
+	// The fd still names its file: the refusal is the driver's alone.
+	if errors.Is(waitErr, core.ErrFDClosed) {
+		t.Fatalf("Wait on an open fd the driver refused: %v, which matches ErrFDClosed", waitErr)
+	}
 	if !registered || kept {
 		t.Fatalf("a watcher of the refused FD's number: registered %v, still registered after its Cancel %v; want true, false", registered, kept)
 	}
