@@ -107,6 +107,9 @@ func TestDialTLS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if d.TLSConfig.ServerName != "" {
+			t.Errorf("Dial set the caller's TLSConfig.ServerName to %q", d.TLSConfig.ServerName)
+		}
 		if resp.TLS == nil || !c.Compressed() {
 			t.Errorf("response TLS state %v, compressed %v; want both", resp.TLS, c.Compressed())
 		}
