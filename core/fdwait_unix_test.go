@@ -413,3 +413,37 @@ func TestWaitSeesReadinessInEachDirection(t *testing.T) {
 		t.Fatalf("waits for a ready fd, Read then Write: %v (woken only by the 5 s guard: %v), want nil, nil", errs, rescued)
 	}
 }
+
+// The error a driver reports with an fd's readiness is the FD's Errno
+// once the wait it ended returns (where SO_ERROR is left empty by the
+// poller, a connect learns its failure there); none reported, none kept.
+func TestWaitKeepsTheDriversErrno(t *testing.T) {
+	drv := newScriptFD()
+	drv.errno = map[int]syscall.Errno{}
+	l := core.New(drv, core.WithoutFileIDs())
+	defer l.Close()
+	var p core.FD
+	if err := p.Init(l, fdBase, net.ErrClosed); err != nil {
+		t.Fatal(err)
+	}
+	var before, after syscall.Errno
+	var err error
+	l.Defer(func(core.CallbackID) {
+		p.Acquire()
+		defer p.Release()
+		drv.ready[fdBase] = core.Write
+		err = p.Wait(core.Write)
+		before = p.Errno()
+		drv.errno[fdBase] = syscall.ECONNREFUSED
+		if err == nil {
+			err = p.Wait(core.Write)
+		}
+		after = p.Errno()
+	})
+	if err := l.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || before != 0 || after != syscall.ECONNREFUSED {
+		t.Fatalf("Errno after a readiness with none: %v, after one with ECONNREFUSED: %v (waits: %v); want 0, ECONNREFUSED", before, after, err)
+	}
+}

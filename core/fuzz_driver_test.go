@@ -3,6 +3,7 @@ package core_test
 import (
 	"fmt"
 	"io/fs"
+	"syscall"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
@@ -21,6 +22,7 @@ type scriptFD struct {
 	timerDriver
 	reg    map[int]fdReg
 	ready  map[int]core.Interest
+	errno  map[int]syscall.Errno // reported with the fd's readiness
 	gone   map[int]goneMode
 	onWait func(timeout time.Duration, nothingReady bool, closed []int)
 }
@@ -119,7 +121,7 @@ func (d *scriptFD) Wait(events []core.Event, timeout time.Duration) (int, error)
 			continue
 		}
 		if r.in&d.ready[fd] != 0 {
-			add(core.Event{Token: r.tok, Ready: r.in & d.ready[fd]})
+			add(core.Event{Token: r.tok, Ready: r.in & d.ready[fd], Errno: d.errno[fd]})
 		}
 	}
 	if d.onWait != nil {
