@@ -79,11 +79,13 @@ func (d *Dialer) Dial(ctx context.Context, l *core.Loop, rawURL string) (*Conn, 
 		nc, state = tc, &cs
 	}
 	c, resp, err := d.handshake(ctx, l, nc, u)
+	if resp != nil {
+		resp.TLS = state
+	}
 	if err != nil {
 		nc.Close()
 		return nil, resp, err
 	}
-	resp.TLS = state
 	c.start(nil)
 	return c, resp, nil
 }

@@ -90,7 +90,10 @@ func TestDialTLS(t *testing.T) {
 		}
 		// The Dial that does not trust the server makes it log a failed
 		// handshake.
-		hs := &httpserver.Server{Handler: srv, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert.TLS}},
+		mux := http.NewServeMux()
+		mux.Handle("/", srv)
+		mux.Handle("/refused", http.NotFoundHandler())
+		hs := &httpserver.Server{Handler: mux, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert.TLS}},
 			ErrorLog: log.New(io.Discard, "", 0)}
 		served := make(chan error, 1)
 		go func() { served <- hs.ServeTLS(l, ln, "", "") }()
@@ -103,6 +106,12 @@ func TestDialTLS(t *testing.T) {
 		crec := newRecorder()
 		d := &Dialer{Options: Options{OnMessage: crec.onMessage, OnClose: crec.onClose, Compression: true},
 			TLSConfig: &tls.Config{RootCAs: cert.Pool}}
+		// A handshake refused over TLS: the response comes with the error,
+		// and with the conn's TLS state.
+		if _, resp, err := d.Dial(context.Background(), l, url+"refused"); err == nil || resp == nil ||
+			resp.StatusCode != http.StatusNotFound || resp.TLS == nil {
+			t.Fatalf("Dial to a route that refuses: %v, response %v; want an error, and a 404 with its TLS state", err, resp)
+		}
 		c, resp, err := d.Dial(context.Background(), l, url)
 		if err != nil {
 			t.Fatal(err)
