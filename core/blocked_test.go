@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"bytes"
 	"log"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testlog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -153,26 +153,8 @@ func TestBlockedNotForComputation(t *testing.T) {
 	assert.Zero(t, r.looks.Load(), "looks that found the computing fiber blocked")
 }
 
-// syncBuffer is a log output that the test reads while the sampler writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // blockUntilLogged is the call site of the default test.
-func blockUntilLogged(out *syncBuffer) {
+func blockUntilLogged(out *testlog.Buffer) {
 	for deadline := time.Now().Add(wdGuard); !strings.Contains(out.String(), "blockUntilLogged") && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -180,7 +162,7 @@ func blockUntilLogged(out *syncBuffer) {
 
 func TestBlockedLoggedByDefault(t *testing.T) {
 	t.Setenv(core.EnvBlocked, "")
-	var out syncBuffer
+	var out testlog.Buffer
 	prev := log.Writer()
 	log.SetOutput(&out)
 	defer log.SetOutput(prev)

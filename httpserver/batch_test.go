@@ -340,7 +340,7 @@ func TestPanicInBatchKeepsHeldResponses(t *testing.T) {
 				if b, err := rc.r.ReadByte(); !errors.Is(err, io.EOF) {
 					t.Fatalf("after the 500: byte %q, error %v; want the end of the stream", b, err)
 				}
-				if !ts.log.contains("panic serving") {
+				if !ts.log.Contains("panic serving") {
 					t.Errorf("the panic was not logged: %q", ts.log.String())
 				}
 			})

@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testlog"
 )
 
 // Differential over the standard library's own handlers: each case's
@@ -106,7 +107,7 @@ func TestHandlers(t *testing.T) {
 				}
 				names[q.name] = true
 			}
-			stdLog := &syncBuffer{}
+			stdLog := &testlog.Buffer{}
 			std := stdServe(t, hc.handler, func(s *http.Server) { s.ErrorLog = handlersLog(stdLog) })
 			eachDriver(t, func(t *testing.T, l *core.Loop) {
 				t.Parallel()

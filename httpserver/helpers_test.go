@@ -10,7 +10,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/internal/leakcheck"
+	"github.com/revoltgo/eventloop/internal/testlog"
 	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
 )
@@ -41,7 +41,7 @@ type testServer struct {
 	ln   *socket.Listener
 	url  string // http://127.0.0.1:port
 	addr string
-	log  *syncBuffer
+	log  *testlog.Buffer
 
 	mu     sync.Mutex
 	states map[net.Conn][]http.ConnState
@@ -60,7 +60,7 @@ func serve(t testing.TB, l *core.Loop, srv *Server) *testServer {
 		t.Fatal(err)
 	}
 	runLoop(t, l)
-	ts := &testServer{srv: srv, l: l, ln: ln, addr: ln.Addr().String(), log: &syncBuffer{},
+	ts := &testServer{srv: srv, l: l, ln: ln, addr: ln.Addr().String(), log: &testlog.Buffer{},
 		states: map[net.Conn][]http.ConnState{}, served: make(chan error, 1)}
 	ts.url = "http://" + ts.addr
 	if srv.ErrorLog == nil {
@@ -203,26 +203,6 @@ func bodyString(t *testing.T, resp *http.Response) string {
 	}
 	return string(b)
 }
-
-// syncBuffer is a bytes.Buffer for a log written from the loop.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
 
 // discardLog is an ErrorLog for servers whose log no test reads.
 var discardLog = log.New(io.Discard, "", 0)

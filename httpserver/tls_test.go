@@ -20,6 +20,7 @@ import (
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/internal/testcert"
+	"github.com/revoltgo/eventloop/internal/testlog"
 	"github.com/revoltgo/eventloop/socket"
 )
 
@@ -50,7 +51,7 @@ func serveTLS(t *testing.T, l *core.Loop, srv *Server, certFile, keyFile string)
 		t.Cleanup(func() { delete(running, l) })
 		runLoop(t, l)
 	}
-	ts := &testServer{srv: srv, l: l, ln: ln, addr: ln.Addr().String(), log: &syncBuffer{}, served: make(chan error, 1)}
+	ts := &testServer{srv: srv, l: l, ln: ln, addr: ln.Addr().String(), log: &testlog.Buffer{}, served: make(chan error, 1)}
 	ts.url = "https://" + ts.addr
 	srv.ErrorLog = log.New(ts.log, "", 0)
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
@@ -231,7 +232,7 @@ func TestServeTLSBadHandshakes(t *testing.T) {
 			}
 		}
 		ts.waitOpen(t, 0)
-		if !ts.log.contains("http: TLS handshake error from 127.0.0.1:") {
+		if !ts.log.Contains("http: TLS handshake error from 127.0.0.1:") {
 			t.Errorf("the server did not log the failed handshakes:\n%s", ts.log)
 		}
 

@@ -25,6 +25,7 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
 	"github.com/revoltgo/eventloop/internal/leakcheck"
+	"github.com/revoltgo/eventloop/internal/testlog"
 	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
 )
@@ -96,7 +97,7 @@ type wsServer struct {
 	srv  *httpserver.Server
 	addr string // 127.0.0.1:port
 	url  string // ws://127.0.0.1:port/
-	log  *syncBuffer
+	log  *testlog.Buffer
 
 	returned chan struct{} // a value each time a handler returns
 	served   chan error
@@ -113,7 +114,7 @@ func serve(t *testing.T, l *core.Loop, h http.HandlerFunc) *wsServer {
 		t.Fatal(err)
 	}
 	runLoop(t, l)
-	ts := &wsServer{l: l, addr: ln.Addr().String(), log: &syncBuffer{},
+	ts := &wsServer{l: l, addr: ln.Addr().String(), log: &testlog.Buffer{},
 		returned: make(chan struct{}, 64), served: make(chan error, 1)}
 	ts.url = "ws://" + ts.addr + "/"
 	ts.srv = &httpserver.Server{
@@ -342,24 +343,6 @@ func (e events) add(format string, args ...any) {
 	default:
 		panic("events: full")
 	}
-}
-
-// syncBuffer is a bytes.Buffer for a log written from the loop.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // stripAddrs replaces the addresses in an error's text (they differ

@@ -11,14 +11,13 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpserver"
 	"github.com/revoltgo/eventloop/internal/leakcheck"
+	"github.com/revoltgo/eventloop/internal/testlog"
 	"github.com/revoltgo/eventloop/internal/testloop"
 	"github.com/revoltgo/eventloop/socket"
 )
@@ -78,7 +77,7 @@ func serveWS(t *testing.T, l *core.Loop, srv *Server, r route) string {
 func serveHandler(t *testing.T, l *core.Loop, h http.Handler) string {
 	t.Helper()
 	ln := listen(t, l)
-	var logged syncBuffer
+	var logged testlog.Buffer
 	hs := &httpserver.Server{Handler: h, ErrorLog: log.New(&logged, "", 0)}
 	return serving(t, ln, func() error { return hs.Serve(l, ln) }, func() error {
 		err := hs.Close()
@@ -117,23 +116,6 @@ func serving(t *testing.T, ln *socket.Listener, serve, stop func() error) string
 		}
 	})
 	return ln.Addr().String()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // message is what OnMessage got.
