@@ -295,3 +295,27 @@ func watcherGone(t *testing.T) {
 		}
 	}
 }
+
+// Utilization between two readings is the share of the time between them
+// that the loop was busy; two equal readings give 0, not NaN.
+func TestUtilizationSince(t *testing.T) {
+	prev := core.Metrics{Running: 4 * time.Second, Idle: 3 * time.Second}
+	m := core.Metrics{Running: 10 * time.Second, Idle: 7 * time.Second}
+	assert.Equal(t, core.Utilization{Idle: 4 * time.Second, Active: 2 * time.Second, Utilization: 2.0 / 6},
+		m.UtilizationSince(prev))
+	assert.Equal(t, core.Utilization{}, m.UtilizationSince(m), "no time between the readings")
+}
+
+// Quantile(q) is the upper bound of the bucket that holds the sample of
+// rank ceil(q*Count), or Max if that is smaller.
+func TestHistogramQuantile(t *testing.T) {
+	var h core.Histogram
+	_, hi1 := core.BucketBounds(1)
+	lo50, hi50 := core.BucketBounds(50)
+	h.Buckets[1], h.Buckets[50] = 1, 1
+	h.Count, h.Max = 2, lo50+1
+	assert.Equal(t, hi1, h.Quantile(0.5), "the first sample's bucket")
+	assert.Equal(t, h.Max, h.Quantile(0.51), "the second sample's bucket, capped at Max")
+	h.Max = hi50 + 1
+	assert.Equal(t, hi50, h.Quantile(1))
+}
