@@ -319,3 +319,38 @@ func TestHistogramQuantile(t *testing.T) {
 	h.Max = hi50 + 1
 	assert.Equal(t, hi50, h.Quantile(1))
 }
+
+// Running, Idle, Age and the timers' lateness are durations within the
+// runs, however long ago the loop was made: read from the loop, from
+// another goroutine while it blocks in its driver, and after the run, none
+// exceeds the time since the test began the run.
+func TestMetricsTimeIsTheRunsOnly(t *testing.T) {
+	d := newBlockingDriver()
+	l := core.New(d, core.MadeAgo(time.Hour))
+	t.Cleanup(func() { _ = l.Close() })
+	began := time.Now()
+	var inside core.Metrics
+	var insideBound time.Duration
+	l.Delay(0, func(core.CallbackID) {
+		inside = l.Metrics()
+		insideBound = time.Since(began)
+	})
+	hold := l.Delay(time.Hour, func(core.CallbackID) {})
+	done := make(chan error)
+	go func() { done <- l.Run() }()
+	<-d.blocked
+	outside := l.Metrics()
+	outsideBound := time.Since(began)
+	require.NoError(t, l.Post(func() { l.Cancel(hold) }))
+	require.NoError(t, <-done)
+	after := l.Metrics()
+	afterBound := time.Since(began)
+
+	assert.LessOrEqual(t, inside.Running, insideBound, "from the loop")
+	assert.LessOrEqual(t, outside.Running, outsideBound, "from another goroutine")
+	assert.LessOrEqual(t, outside.Idle, outside.Running, "from another goroutine")
+	assert.LessOrEqual(t, outside.Age, outsideBound, "from another goroutine")
+	assert.LessOrEqual(t, after.Running, afterBound, "after the run")
+	assert.Equal(t, uint64(1), after.TimerLateness.Count)
+	assert.LessOrEqual(t, after.TimerLateness.Max, afterBound, "the timer's lateness")
+}
