@@ -83,3 +83,7 @@ func FDFreeTurns(p *FD, mode Interest) int32 { return p.dir(mode).turns.free }
 // MadeAgo makes a loop whose clock reads d at its making, as if it had been
 // made d ago: a clock value confused with a duration is then d off.
 func MadeAgo(d time.Duration) Option { return func(l *Loop) { l.epoch = l.epoch.Add(-d) } }
+
+// PublishEvery is how many ticks may pass between two publications of a
+// loop's metrics when it does not block.
+const PublishEvery = publishEvery

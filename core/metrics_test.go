@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -353,4 +354,42 @@ func TestMetricsTimeIsTheRunsOnly(t *testing.T) {
 	assert.LessOrEqual(t, after.Running, afterBound, "after the run")
 	assert.Equal(t, uint64(1), after.TimerLateness.Count)
 	assert.LessOrEqual(t, after.TimerLateness.Max, afterBound, "the timer's lateness")
+}
+
+// A loop that never blocks publishes its metrics every PublishEvery ticks,
+// not every tick (each publication costs a mutex and a copy of about 1
+// KiB): another goroutine sees Ticks move while the run goes on, and only
+// ever at a multiple of PublishEvery. The run goes on until the reader has
+// seen two publications, or for 10 s: a hang guard, short enough that a
+// loop that never publishes fails the test instead of outlasting a
+// mutation run's timeout.
+func TestMetricsPublishedEveryPublishEveryTicks(t *testing.T) {
+	l := newLoop(t)
+	var seenTwo, ended atomic.Bool
+	deadline := time.Now().Add(10 * time.Second)
+	var fn func(core.CallbackID)
+	fn = func(core.CallbackID) {
+		if !seenTwo.Load() && time.Now().Before(deadline) {
+			l.Defer(fn)
+		}
+	}
+	l.Defer(fn)
+	var seen []uint64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !seenTwo.Load() && !ended.Load() {
+			if n := l.Metrics().Ticks; n != 0 && (len(seen) == 0 || seen[len(seen)-1] != n) {
+				seen = append(seen, n)
+				seenTwo.Store(len(seen) == 2)
+			}
+		}
+	}()
+	require.NoError(t, l.Run())
+	ended.Store(true)
+	<-done
+	require.True(t, seenTwo.Load(), "while the run went on, another goroutine saw %v as Ticks", seen)
+	for _, n := range seen {
+		assert.Zero(t, n%core.PublishEvery, "Ticks published at %d", n)
+	}
 }
