@@ -192,3 +192,32 @@ func TestBlockedReportOff(t *testing.T) {
 		assert.True(t, core.BlockedReportOn(newLoop(t)), "%s=%s", core.EnvBlocked, v)
 	}
 }
+
+// The report rounds Elapsed to a tenth of a millisecond.
+func TestBlockedCallString(t *testing.T) {
+	s := core.BlockedCall{Elapsed: 5_123_456 * time.Nanosecond, Call: "time.Sleep", Site: "main.f"}.String()
+	assert.Contains(t, s, "for 5.1ms so far, in time.Sleep called by main.f", s)
+}
+
+// A report function that panics is recovered, and the panic logged.
+func TestBlockedReportPanicLogged(t *testing.T) {
+	var out testlog.Buffer
+	prev := log.Writer()
+	log.SetOutput(&out)
+	defer log.SetOutput(prev)
+	reported := make(chan struct{}, 1)
+	l := core.New(newTimerDriver(), core.WithBlockedReport(func(core.BlockedCall) {
+		select {
+		case reported <- struct{}{}:
+		default:
+		}
+		panic("report boom")
+	}))
+	defer guard(reported).Stop()
+	l.Defer(func(core.CallbackID) { blockOnChannel(reported) })
+	require.NoError(t, l.Run())
+	require.NoError(t, l.Close()) // the sampler has returned from the report
+	s := out.String()
+	assert.Contains(t, s, "the blocked-call report function panicked (recovered; later panics are not logged): report boom", s)
+	assert.Equal(t, 1, strings.Count(s, "panicked"), s)
+}

@@ -36,6 +36,10 @@ func TestBlockedAtSite(t *testing.T) {
 
 	c, blocked = blockedAt(stackOfFuncs(blockedSiteForTest, (*Loop).call))
 	assert.False(t, blocked, "running Go code:\n%s", c.Stack)
+
+	// A stack of the library's frames only has no site of the program's.
+	c, blocked = blockedAt(stackOfFuncs(syscall.Getpid, strings.Repeat, strings.ToUpper))
+	assert.False(t, blocked, "no frame of the program's:\n%s", c.Stack)
 }
 
 func TestIsLibrary(t *testing.T) {
