@@ -221,3 +221,59 @@ func TestBlockedReportPanicLogged(t *testing.T) {
 	assert.Contains(t, s, "the blocked-call report function panicked (recovered; later panics are not logged): report boom", s)
 	assert.Equal(t, 1, strings.Count(s, "panicked"), s)
 }
+
+// samplerGuard is how long the tests of the sampler's sleep wait for it: a
+// hang guard, short enough that a sampler that never sleeps or never wakes
+// fails the test instead of outlasting a mutation run's timeout.
+const samplerGuard = 10 * time.Second
+
+// waitSamplerParked waits until l's blocked-call sampler sleeps until the
+// loop wakes it.
+func waitSamplerParked(t *testing.T, l *core.Loop) {
+	t.Helper()
+	for deadline := time.Now().Add(samplerGuard); !core.BlockedSamplerParked(l); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the blocked-call sampler never went to sleep")
+		}
+	}
+}
+
+// The sampler sleeps while the loop waits in its driver, and the loop
+// wakes it when the wait ends: a post that then blocks is reported.
+func TestBlockedSamplerSleepsInTheDriversWait(t *testing.T) {
+	r := newBlockedRecorder()
+	d := newBlockingDriver()
+	l := core.New(d, core.WithBlockedReport(r.add), core.WithBlockedLooks(r.look))
+	t.Cleanup(func() { _ = l.Close() })
+	defer time.AfterFunc(samplerGuard, func() { r.looked <- struct{}{} }).Stop()
+	hold := l.Delay(time.Hour, func(core.CallbackID) {})
+	done := make(chan error)
+	go func() { done <- l.Run() }()
+	<-d.blocked
+	waitSamplerParked(t, l)
+	require.NoError(t, l.Post(func() {
+		blockOnChannel(r.looked)
+		l.Cancel(hold)
+	}))
+	require.NoError(t, <-done)
+	got := r.all()
+	require.Len(t, got, 1, "the post that blocked after the wait")
+	assert.Contains(t, got[0].Site, "core_test.blockOnChannel")
+}
+
+// The sampler sleeps while no run is in progress, and the next run wakes
+// it: a microtask queued before the run, the run's first user code, that
+// blocks is reported.
+func TestBlockedSamplerSleepsBetweenRuns(t *testing.T) {
+	r := newBlockedRecorder()
+	l := r.loop(t)
+	defer time.AfterFunc(samplerGuard, func() { r.looked <- struct{}{} }).Stop()
+	l.Defer(func(core.CallbackID) {}) // the first run starts the sampler
+	require.NoError(t, l.Run())
+	waitSamplerParked(t, l)
+	l.Queue(func() { blockOnChannel(r.looked) })
+	require.NoError(t, l.Run())
+	got := r.all()
+	require.Len(t, got, 1, "the microtask that blocked")
+	assert.Contains(t, got[0].Site, "core_test.blockOnChannel")
+}

@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // WithoutFileIDs makes a loop that does not fstat the fds it watches: for
 // the fake drivers of core's tests, whose fds are numbers that name no file.
@@ -87,3 +90,7 @@ func MadeAgo(d time.Duration) Option { return func(l *Loop) { l.epoch = l.epoch.
 // PublishEvery is how many ticks may pass between two publications of a
 // loop's metrics when it does not block.
 const PublishEvery = publishEvery
+
+// BlockedSamplerParked reports whether l's blocked-call sampler has asked
+// the loop to wake it: it sleeps until the loop runs again.
+func BlockedSamplerParked(l *Loop) bool { return atomic.LoadUint32(&l.obs)&blkParked != 0 }
