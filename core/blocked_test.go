@@ -277,3 +277,75 @@ func TestBlockedSamplerSleepsBetweenRuns(t *testing.T) {
 	require.Len(t, got, 1, "the microtask that blocked")
 	assert.Contains(t, got[0].Site, "core_test.blockOnChannel")
 }
+
+// blockUntilProbed blocks until l's sampler probes the run in progress,
+// and a little longer (briefly: this run is not to be reported).
+func blockUntilProbed(t *testing.T, l *core.Loop) {
+	for deadline := time.Now().Add(samplerGuard); !core.BlockedProbeSet(l); time.Sleep(50 * time.Microsecond) {
+		if time.Now().After(deadline) {
+			t.Error("the blocked-call sampler never probed the run")
+			return
+		}
+	}
+	time.Sleep(300 * time.Microsecond)
+}
+
+// A report's Elapsed counts the reported run only: a run that the sampler
+// probed and that ended is not counted in the next one, whether that one
+// is the next callback (its run begins) or a microtask that runs when a
+// fiber suspends (the suspended one's run pauses). The reported run
+// begins after the first one's end (firstEnded), so Elapsed is at most
+// the time from then to the report.
+func TestBlockedElapsedIsTheRunsOwn(t *testing.T) {
+	for _, next := range []string{"callback", "microtask"} {
+		t.Run(next, func(t *testing.T) {
+			type report struct {
+				c  core.BlockedCall
+				at time.Time
+			}
+			var mu sync.Mutex
+			var got []report
+			unblock := make(chan struct{}, 1)
+			l := newLoop(t, core.WithBlockedReport(func(c core.BlockedCall) {
+				mu.Lock()
+				got = append(got, report{c, time.Now()})
+				mu.Unlock()
+				if strings.Contains(c.Site, "blockOnChannel") {
+					unblock <- struct{}{}
+				}
+			}))
+			defer time.AfterFunc(samplerGuard, func() { unblock <- struct{}{} }).Stop()
+			var firstEnded time.Time
+			second := func() { blockOnChannel(unblock) }
+			switch next {
+			case "callback":
+				l.Defer(func(core.CallbackID) {
+					blockUntilProbed(t, l)
+					firstEnded = time.Now()
+				})
+				l.Defer(func(core.CallbackID) { second() })
+			case "microtask":
+				l.Defer(func(core.CallbackID) {
+					s := l.Suspension()
+					l.Queue(func() {
+						second()
+						s.Resume(nil)
+					})
+					blockUntilProbed(t, l)
+					firstEnded = time.Now()
+					_, _ = s.Suspend()
+				})
+			}
+			require.NoError(t, l.Run())
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range got {
+				if strings.Contains(r.c.Site, "blockOnChannel") {
+					assert.LessOrEqual(t, r.c.Elapsed, r.at.Sub(firstEnded), "Elapsed of the second run")
+					return
+				}
+			}
+			t.Fatalf("the second run was not reported: %+v", got)
+		})
+	}
+}

@@ -94,3 +94,7 @@ const PublishEvery = publishEvery
 // BlockedSamplerParked reports whether l's blocked-call sampler has asked
 // the loop to wake it: it sleeps until the loop runs again.
 func BlockedSamplerParked(l *Loop) bool { return atomic.LoadUint32(&l.obs)&blkParked != 0 }
+
+// BlockedProbeSet reports whether l's blocked-call sampler is probing the
+// run in progress: it has asked to be told when that run ends.
+func BlockedProbeSet(l *Loop) bool { return atomic.LoadUint32(&l.obs)&blkProbe != 0 }
