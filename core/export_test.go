@@ -98,3 +98,12 @@ func BlockedSamplerParked(l *Loop) bool { return atomic.LoadUint32(&l.obs)&blkPa
 // BlockedProbeSet reports whether l's blocked-call sampler is probing the
 // run in progress: it has asked to be told when that run ends.
 func BlockedProbeSet(l *Loop) bool { return atomic.LoadUint32(&l.obs)&blkProbe != 0 }
+
+// The sweep's schedule (sweep.go): a polling loop reads the clock for it
+// every SweepStride-th poll, a pass checks SweepChunk fds per Wait, and an
+// idle loop's interval stops doubling at SweepMax.
+const (
+	SweepStride = sweepStride
+	SweepChunk  = sweepChunk
+	SweepMax    = sweepMax
+)
