@@ -163,3 +163,70 @@ func TestSweepWhilePollingEveryStridethPoll(t *testing.T) {
 	require.Positive(t, found)
 	assert.Zero(t, found%core.SweepStride, "found at poll %d; want a multiple of %d", found, core.SweepStride)
 }
+
+// preWaitFD is a scriptFD that runs pre before each Wait computes its
+// events, so that pre can make a watched fd ready for that very Wait.
+type preWaitFD struct {
+	*scriptFD
+	pre func(timeout time.Duration)
+}
+
+func (d *preWaitFD) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	d.pre(timeout)
+	return d.scriptFD.Wait(events, timeout)
+}
+
+// A pass checks SweepChunk fds per Wait and goes on at the next, which does
+// not block: a loop watching SweepChunk+1 fds polls between its two chunks.
+// An fd registered below the pass's cursor between them is the next pass's
+// to check: this one ends at the end of the fd table.
+func TestSweepChecksAChunkPerWait(t *testing.T) {
+	drv := &preWaitFD{scriptFD: newScriptFD()}
+	l := core.New(drv)
+	var p [2]int
+	require.NoError(t, syscall.Pipe(p[:]))
+	fds := []int{p[0], p[1]}
+	defer func() {
+		for _, fd := range fds {
+			syscall.Close(fd)
+		}
+	}()
+	defer l.Close()
+	dup := func() int {
+		fd, err := syscall.Dup(p[0])
+		require.NoError(t, err)
+		fds = append(fds, fd)
+		return fd
+	}
+	later := dup() // numbered below the watched ones
+	var first int
+	for i := 0; i <= core.SweepChunk; i++ {
+		fd := dup()
+		if i == 0 {
+			first = fd
+		}
+		l.OnReadable(fd, func(core.CallbackID, int) {
+			delete(drv.ready, fd) // seen; never again
+			l.OnReadable(later, func(core.CallbackID, int) { t.Error("the watcher of an empty pipe ran") })
+		})
+	}
+	l.SetErrorHandler(func(err error) { t.Errorf("error handler: %v", err) })
+	blocked, between := 0, false
+	drv.pre = func(timeout time.Duration) {
+		switch {
+		case timeout != 0:
+			if blocked++; blocked == 3 {
+				l.Stop()
+			}
+		case blocked > 0 && !between:
+			// The poll after the first chunk of the first pass.
+			between = true
+			drv.ready[first] = core.Read
+		}
+	}
+	require.NoError(t, l.Run())
+	assert.True(t, between, "the loop polled between the chunks of a pass over %d fds", core.SweepChunk+1)
+	if _, ok := drv.ready[first]; ok {
+		t.Errorf("the watcher made ready between two chunks did not run")
+	}
+}
