@@ -37,3 +37,24 @@ func TestRingOrder(t *testing.T) {
 		t.Fatalf("pushed %d, popped %d", next, want)
 	}
 }
+
+// A ring that is full grows on the next push, wherever its head is: one
+// filled past its size after its head moved keeps every item in order.
+func TestRingGrowsWhenFullAfterWrap(t *testing.T) {
+	var r ring[int]
+	for i := range 40 {
+		r.push(i)
+	}
+	for range 40 {
+		r.pop()
+	}
+	size := len(r.buf)
+	for i := range size + 1 {
+		r.push(i)
+	}
+	for want := range size + 1 {
+		if got := r.pop(); got != want {
+			t.Fatalf("pop %d of %d pushed onto a ring of %d after wrapping: got %d", want, size+1, size, got)
+		}
+	}
+}
