@@ -211,7 +211,7 @@ func TestSweepChecksAChunkPerWait(t *testing.T) {
 		})
 	}
 	l.SetErrorHandler(func(err error) { t.Errorf("error handler: %v", err) })
-	blocked, between := 0, false
+	blocked, between, polls := 0, false, 0
 	drv.pre = func(timeout time.Duration) {
 		switch {
 		case timeout != 0:
@@ -222,6 +222,12 @@ func TestSweepChecksAChunkPerWait(t *testing.T) {
 			// The poll after the first chunk of the first pass.
 			between = true
 			drv.ready[first] = core.Read
+		case between:
+			// A pass that never ends polls for ever.
+			if polls++; polls == 100 {
+				t.Errorf("%d polls after the first chunk and no blocking wait: the pass does not end", polls)
+				l.Stop()
+			}
 		}
 	}
 	require.NoError(t, l.Run())
