@@ -18,6 +18,8 @@
 #                              30 s, at least 3, from a timed test run: a
 #                              mutant's build counts against its timeout)
 #   --tags TAGS                build tags, as go test -tags
+#   --no-select                run the package's whole tests for every
+#                              mutant, not first the tests that reach it
 #
 # How gremlins meets the project's tests: it copies the module, applies one
 # mutant and runs `go test -failfast` on the mutated package alone (no
@@ -28,6 +30,14 @@
 # --integration would run the whole module per mutant (hours). Test flags
 # reach go test through GOFLAGS, e.g. GOFLAGS=-skip='^TestWrk$' to leave out
 # a load test (say so when quoting the figures).
+#
+# Test selection (unless --no-select): before gremlins, the package's tests
+# run one at a time, each with a coverage profile, which index the tests
+# that reach each line. Each mutant's tests then run in two steps
+# (ci/mutation-go.sh, gremlins' `go`): the tests that reach its line, whose
+# failure kills it; if they pass, the whole package's, as without selection.
+# A verdict is what gremlins alone would give; a killed mutant costs a few
+# seconds instead of a whole test run.
 #
 # It prints gremlins' lines (the mutants it ran) and summary per package,
 # then the survivors by file and line. Exit 0 when every run finished (survivors included), 1 when one
@@ -45,6 +55,7 @@ all=0
 only=
 coefficient=
 tags=
+selection=1
 pkgs=()
 named=1
 while [ $# -gt 0 ]; do
@@ -56,6 +67,7 @@ while [ $# -gt 0 ]; do
 		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || usage "--timeout-coefficient needs a positive integer"
 		coefficient=$2; shift 2 ;;
 	--tags) [ $# -ge 2 ] || usage "--tags needs a list"; tags=$2; shift 2 ;;
+	--no-select) selection=0; shift ;;
 	-h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) usage "unknown option $1" ;;
 	*) pkgs+=("$1"); shift ;;
@@ -123,6 +135,34 @@ fi
 
 logdir=$(mktemp -d)
 trap 'rm -rf "$logdir"' EXIT
+
+# index DIR OUT TIMES: for every test and example of the package in DIR,
+# the lines it reached when it ran alone, as lines "file first last test"
+# in OUT, and the seconds it took, as lines "test seconds" in TIMES. A test
+# that fails alone still counts what it reached.
+index() {
+	local d=$1 out=$2 times=$3 prof=$logdir/cover.out n start
+	: >"$out"
+	: >"$times"
+	mapfile -t names < <(cd "$d" && nice -n 19 go test -count=1 ${tags:+-tags "$tags"} -list '.*' . 2>/dev/null | grep -E '^(Test|Example)')
+	for n in "${names[@]}"; do
+		rm -f "$prof"
+		start=$(date +%s%N)
+		(cd "$d" && nice -n 19 go test -count=1 ${tags:+-tags "$tags"} -run "^$n\$" -coverprofile="$prof" . >/dev/null 2>&1)
+		echo "$n $((($(date +%s%N) - start) / 1000000000))" >>"$times"
+		[ -s "$prof" ] || continue
+		awk -v t="$n" 'NR > 1 && $3 > 0 {
+			split($1, a, ":"); f = a[1]; sub(/.*\//, "", f)
+			split(a[2], r, ","); split(r[1], s, "."); split(r[2], e, ".")
+			print f, s[1], e[1], t
+		}' "$prof" >>"$out"
+	done
+	sort -u -o "$out" "$out"
+	echo "   indexed ${#names[@]} tests and examples"
+}
+shim=$logdir/bin
+mkdir -p "$shim"
+ln -s "$(pwd)/ci/mutation-go.sh" "$shim/go"
 failed=0
 survivors=0
 for d in "${dirs[@]}"; do
@@ -165,6 +205,14 @@ for d in "${dirs[@]}"; do
 			echo "$d: untracked .go files are not in the diff (git add -N them)"
 	fi
 	log="$logdir/$(tr / _ <<<"$d").log"
+	if [ "$selection" = 1 ]; then
+		echo "== $d: indexing the tests that reach each line"
+		idx="$logdir/$(tr / _ <<<"$d").index"
+		index "$d" "$idx" "$idx.times"
+		: >"$idx.hangs"
+		env+=(PATH="$shim:$PATH" MUTATION_REAL_GO="$(command -v go)" MUTATION_PKG_DIR="$(pwd)/$d"
+			MUTATION_INDEX="$idx" MUTATION_TIMES="$idx.times" MUTATION_TIMEOUTS="$idx.hangs")
+	fi
 	echo "== $d: gremlins ${args[*]}"
 	(cd "$d" && env "${env[@]}" nice -n 19 "$gremlins" "${args[@]}") 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
@@ -172,6 +220,20 @@ for d in "${dirs[@]}"; do
 		echo "   gremlins failed (exit $rc)"
 		failed=1
 		continue
+	fi
+	if [ "$selection" = 1 ]; then
+		# gremlins took the selected tests' hangs for failures: they are
+		# timeouts, as gremlins' own timeout would have made them. The
+		# shim saw the first differing byte, the operator's first or
+		# second.
+		sed -i 's/\x1b\[[0-9;]*m//g' "$log"
+		awk -F: 'FILENAME == ARGV[1] { hang[$1 ":" $2 ":" $3] = 1; hang[$1 ":" $2 ":" ($3 - 1)] = 1; next }
+			/^ *KILLED / { split($0, w, " at "); if (w[2] in hang) sub(/   KILLED/, "TIMED OUT") } { print }' \
+			"$idx.hangs" "$log" >"$log.new" && mv "$log.new" "$log"
+		awk '/^ *KILLED / { k++ } /^ *LIVED / { l++ } /^ *TIMED OUT / { t++ } /^Killed: .*Not covered: / { sub(/.*Not covered: /, ""); n = $1 + 0 }
+			END { printf "   counting the selected tests'"'"' hangs as timeouts: killed %d, lived %d, timed out %d, not covered %d; efficacy %.2f%%, mutant coverage %.2f%%\n",
+				k, l, t, n, (k + l) ? 100 * k / (k + l) : 0, (k + l + t + n) ? 100 * (k + l + t) / (k + l + t + n) : 0 }' "$log"
+		grep '^ *TIMED OUT ' "$log" | sed 's/^/   /'
 	fi
 	lived=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
 		awk -v d="$d" '$1 == "LIVED" { print (d == "." ? "" : d "/") $4, $2 }' |
