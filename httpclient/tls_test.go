@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/httpclient"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestTLS: https over socket.TLSClient, answered as net/http's Transport
@@ -61,4 +63,42 @@ func TestTLS(t *testing.T) {
 		}
 	})
 	assert.Contains(t, untrusted, "certificate")
+}
+
+// TestTLSConfigDefaults: a TLSClientConfig without a ServerName gets the
+// URL's host, one without NextProtos offers http/1.1 (as net/http's
+// Transport does), each whatever the other field holds, and the caller's
+// config is never changed.
+func TestTLSConfigDefaults(t *testing.T) {
+	protos := make(chan string, 1)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos <- r.TLS.NegotiatedProtocol
+	}))
+	ts.StartTLS()
+	defer ts.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	host := ts.Listener.Addr().(*net.TCPAddr).IP.String()
+	cases := []struct {
+		name string
+		cfg  *tls.Config
+	}{
+		{"NextProtos set, no ServerName", &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}}},
+		{"ServerName set, no NextProtos", &tls.Config{RootCAs: pool, ServerName: host}},
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				before := c.cfg.Clone()
+				tr := &httpclient.Transport{Loop: l, TLSClientConfig: c.cfg}
+				defer tr.CloseIdleConnections()
+				resp, err := (&http.Client{Transport: tr}).Get(ts.URL)
+				require.NoError(t, err)
+				resp.Body.Close()
+				assert.Equal(t, "http/1.1", <-protos, "the protocol the server agreed")
+				assert.Equal(t, before.ServerName, c.cfg.ServerName, "the caller's ServerName")
+				assert.Equal(t, before.NextProtos, c.cfg.NextProtos, "the caller's NextProtos")
+			})
+		}
+	})
 }
