@@ -102,3 +102,30 @@ func TestTLSConfigDefaults(t *testing.T) {
 		}
 	})
 }
+
+// TestTLSServerWithoutALPN: a server that takes part in no protocol
+// negotiation (its NextProtos empty) is spoken to in HTTP/1.1, as
+// net/http's Transport does.
+func TestTLSServerWithoutALPN(t *testing.T) {
+	protos := make(chan string, 1)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		protos <- r.TLS.NegotiatedProtocol
+		io.WriteString(w, "no ALPN")
+	}))
+	ts.TLS = &tls.Config{NextProtos: []string{}} // not nil: StartTLS would offer http/1.1
+	ts.StartTLS()
+	defer ts.Close()
+	pool := x509.NewCertPool()
+	pool.AddCert(ts.Certificate())
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		tr := &httpclient.Transport{Loop: l, TLSClientConfig: &tls.Config{RootCAs: pool}}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get(ts.URL)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, "no ALPN", string(body))
+		assert.Equal(t, "", <-protos, "the protocol the server agreed")
+	})
+}

@@ -1,0 +1,91 @@
+package httpclient_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/httpclient"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// silentServer accepts connections and never writes to them: a TLS
+// handshake with it never ends. It closes them when the test ends, before
+// the test's descriptors are counted.
+func silentServer(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	accepted := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for c := range accepted {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// TestTLSHandshakeTimeout: a handshake that outlasts TLSHandshakeTimeout
+// fails with net/http's timeout error, while one that outlasts the
+// request's own context fails with the context's error.
+func TestTLSHandshakeTimeout(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		url := "https://" + silentServer(t) + "/"
+		tr := &httpclient.Transport{Loop: l, TLSHandshakeTimeout: 20 * time.Millisecond}
+		defer tr.CloseIdleConnections()
+		_, err := (&http.Client{Transport: tr}).Get(url)
+		var ne net.Error
+		require.ErrorAs(t, err, &ne)
+		assert.True(t, ne.Timeout(), "%v is a timeout", err)
+		assert.Contains(t, err.Error(), "net/http: TLS handshake timeout")
+
+		tr = &httpclient.Transport{Loop: l, TLSHandshakeTimeout: time.Hour}
+		defer tr.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+		require.NoError(t, err)
+		_, err = (&http.Client{Transport: tr}).Do(req)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.NotContains(t, err.Error(), "TLS handshake timeout")
+	})
+}
+
+// TestMaxResponseHeaderBytes: a response header larger than the limit
+// fails the request; one that fits is read.
+func TestMaxResponseHeaderBytes(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Big", strings.Repeat("x", 8<<10))
+	}))
+	defer ts.Close()
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, limit := range []int64{4 << 10, 16 << 10} {
+			tr := &httpclient.Transport{Loop: l, MaxResponseHeaderBytes: limit}
+			resp, err := (&http.Client{Transport: tr}).Get(ts.URL)
+			if limit < 8<<10 {
+				require.Error(t, err, "a header of 8 KiB with a limit of %d", limit)
+				assert.Contains(t, err.Error(), "server response headers exceeded 4096 bytes", "net/http's error")
+			} else if assert.NoError(t, err, "a header of 8 KiB with a limit of %d", limit) {
+				assert.Len(t, resp.Header.Get("X-Big"), 8<<10)
+				resp.Body.Close()
+			}
+			tr.CloseIdleConnections()
+		}
+	})
+}
