@@ -184,10 +184,13 @@ func (pc *persistConn) roundTrip(ctx context.Context, req *http.Request) (*http.
 	if d := t.ResponseHeaderTimeout; d > 0 && werr == nil {
 		pc.conn.SetReadDeadline(time.Now().Add(d))
 	}
+	// The 1xx responses before the final one are skipped, as many as
+	// fit: the header limit holds for all of them and the final one
+	// together, as in net/http's Transport when no trace looks at them.
 	pc.limit = t.maxHeaderBytes()
 	var resp *http.Response
 	var err error
-	for informational := 0; ; informational++ {
+	for {
 		resp, err = http.ReadResponse(pc.br, req)
 		if err != nil {
 			break
@@ -196,11 +199,6 @@ func (pc *persistConn) roundTrip(ctx context.Context, req *http.Request) (*http.
 		if code < 100 || code >= 200 || code == http.StatusSwitchingProtocols {
 			break
 		}
-		if informational == 5 {
-			err = errors.New("net/http: too many 1xx informational responses")
-			break
-		}
-		pc.limit = t.maxHeaderBytes()
 	}
 	overLimit := pc.limit == 0
 	pc.limit = -1
@@ -211,10 +209,10 @@ func (pc *persistConn) roundTrip(ctx context.Context, req *http.Request) (*http.
 		// The errors of net/http's Transport, word for word.
 		if ne, ok := err.(net.Error); ok && ne.Timeout() && t.ResponseHeaderTimeout > 0 && ctx.Err() == nil && !pc.canceled.Load() {
 			err = &timeoutError{"net/http: timeout awaiting response headers"}
-		} else if overLimit {
-			err = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHeaderBytes())
 		} else {
-			if err == io.ErrUnexpectedEOF && !pc.gotByte {
+			if overLimit {
+				err = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", t.maxHeaderBytes())
+			} else if err == io.ErrUnexpectedEOF && !pc.gotByte {
 				err = io.EOF // the server closed without a word
 			}
 			err = fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w", err)

@@ -1,0 +1,86 @@
+package httpclient_test
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/httpclient"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// scriptedServer answers every request on its connections with answer,
+// written as it is, then closes the connection. It stops when the test
+// ends, before the test's descriptors are counted.
+func scriptedServer(t *testing.T, answer string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			br := bufio.NewReader(c)
+			if _, err := http.ReadRequest(br); err == nil {
+				c.Write([]byte(answer))
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+	})
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// TestInformationalResponses: 1xx responses before the final one are
+// skipped, 100 Continue among them, as many as fit in the header limit,
+// which they share with the final response, each as net/http's Transport
+// does.
+func TestInformationalResponses(t *testing.T) {
+	final := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+	hints := func(n int) string { return strings.Repeat("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n", n) }
+	cases := []struct {
+		name   string
+		answer string
+		limit  int64 // MaxResponseHeaderBytes
+	}{
+		{"100 Continue", "HTTP/1.1 100 Continue\r\n\r\n" + final, 0},
+		{"fifty 1xx", hints(50) + final, 0},
+		{"1xx within the limit", hints(20) + final, 1 << 10},
+		{"1xx past the limit", hints(40) + final, 1 << 10},
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				url := scriptedServer(t, c.answer)
+				std := &http.Transport{MaxResponseHeaderBytes: c.limit}
+				defer std.CloseIdleConnections()
+				want := do(&http.Client{Transport: std}, mustGet(t, url))
+				tr := &httpclient.Transport{Loop: l, MaxResponseHeaderBytes: c.limit}
+				defer tr.CloseIdleConnections()
+				got := do(&http.Client{Transport: tr}, mustGet(t, url))
+				assert.Equal(t, want, got)
+				if strings.Contains(c.name, "past") {
+					assert.Contains(t, got.Err, "exceeded", "the case fails as it is meant to")
+				} else {
+					assert.Equal(t, "ok", got.Body, "the case succeeds as it is meant to")
+				}
+			})
+		}
+	})
+}
+
+func mustGet(t *testing.T, url string) *http.Request {
+	req, err := http.NewRequest("GET", url, nil)
+	require.NoError(t, err)
+	return req
+}
