@@ -2,6 +2,7 @@ package httpclient_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -90,5 +91,27 @@ func TestMaxResponseHeaderBytes(t *testing.T) {
 				assert.Len(t, got.Header.Get("X-Big"), 8<<10)
 			}
 		}
+	})
+}
+
+// TestResponseHeaderTimeoutEndsWithTheHeader: ResponseHeaderTimeout bounds
+// the wait for the response's header only; a body that comes later is
+// read, as with net/http's Transport.
+func TestResponseHeaderTimeoutEndsWithTheHeader(t *testing.T) {
+	const timeout = 20 * time.Millisecond
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		time.Sleep(5 * timeout) // at least: the body comes after the timeout
+		io.WriteString(w, "late body")
+	}))
+	defer ts.Close()
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		tr := &httpclient.Transport{Loop: l, ResponseHeaderTimeout: timeout}
+		defer tr.CloseIdleConnections()
+		got := do(&http.Client{Transport: tr}, mustGet(t, ts.URL))
+		assert.Equal(t, "", got.Err)
+		assert.Equal(t, "", got.BodyErr)
+		assert.Equal(t, "late body", got.Body)
 	})
 }
