@@ -2,12 +2,14 @@ package core_test
 
 import (
 	"errors"
+	"log"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testlog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -185,6 +187,10 @@ func TestWatchdogIgnoresQuickAndSuspendedRuns(t *testing.T) {
 // next reports still come. Each slow defer runs until its own report has
 // come (the first, then the third call).
 func TestWatchdogReportPanicIsRecovered(t *testing.T) {
+	var out testlog.Buffer
+	prev := log.Writer()
+	log.SetOutput(&out)
+	defer log.SetOutput(prev)
 	var mu sync.Mutex
 	calls := 0
 	l := core.New(newTimerDriver(), core.WithWatchdog(wdThreshold, func(core.SlowCallback) {
@@ -211,6 +217,10 @@ func TestWatchdogReportPanicIsRecovered(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, 4, calls, "two slow defers: two reports while running, two Done")
+	// The first panic is logged, with its value; the later ones are not.
+	logged := out.String()
+	assert.Equal(t, 1, strings.Count(logged, "the watchdog's report function panicked"), logged)
+	assert.Contains(t, logged, "report failed")
 }
 
 // WithWatchdog panics, naming the threshold, for a threshold that is not
