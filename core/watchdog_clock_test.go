@@ -26,3 +26,20 @@ func TestSlowestCountsARunTimedAtZero(t *testing.T) {
 		t.Fatalf("Slowest after a second run timed at 0 ns: %+v, want %+v (the first)", got, want)
 	}
 }
+
+// The watchdog polls every quarter of the threshold, so that a run is
+// reported at most a quarter of the threshold after it has passed it, but
+// no more often than every 100 µs, which would spend a core on polling.
+func TestWatchdogPollsFourTimesPerThreshold(t *testing.T) {
+	for _, c := range []struct{ threshold, period time.Duration }{
+		{time.Second, time.Second / 4},
+		{20 * time.Millisecond, 5 * time.Millisecond},
+		{400 * time.Microsecond, 100 * time.Microsecond},
+		{time.Microsecond, 100 * time.Microsecond},
+		{time.Nanosecond, 100 * time.Microsecond},
+	} {
+		if got := newWatchdog(c.threshold, nil).period; got != c.period {
+			t.Errorf("threshold %v: polls every %v, want %v", c.threshold, got, c.period)
+		}
+	}
+}

@@ -365,3 +365,19 @@ func TestWatchdogHint(t *testing.T) {
 	assert.Equal(t, 1, plain, "reports of the other run")
 	assert.Panics(t, func() { core.AddWatchdogHint(nil) })
 }
+
+// stuckTinyForWatchdog is named so that the stack shows it.
+func stuckTinyForWatchdog(r *reports) { r.stuckUntilReported("stuckTinyForWatchdog", 1) }
+
+// A threshold of a nanosecond, below what the watchdog polls at (every
+// threshold/4, and no more often than every 100 µs), is a working
+// threshold: a run past it is reported like any other.
+func TestWatchdogWithATinyThreshold(t *testing.T) {
+	var r reports
+	l := core.New(newTimerDriver(), core.WithWatchdog(time.Nanosecond, r.add))
+	defer l.Close()
+	l.Defer(func(core.CallbackID) { stuckTinyForWatchdog(&r) })
+	require.NoError(t, l.Run())
+	require.NoError(t, l.Close())
+	assert.Equal(t, 1, r.running("stuckTinyForWatchdog"))
+}
