@@ -181,3 +181,56 @@ func waitingInRunUntil() error {
 		}
 	}
 }
+
+// A RunUntil that has returned, whether it ran the loop itself or waited
+// on another goroutine's run until its done was closed, leaves no claim on
+// the loop behind: a Close during the owner's later Run is refused
+// (ErrLoopRunning), as it is with no RunUntil ever called, instead of
+// stopping that Run as if a RunUntil held it.
+func TestRunUntilLeavesNoClaimBehind(t *testing.T) {
+	for _, how := range []string{"ran the loop", "waited on another run"} {
+		t.Run(how, func(t *testing.T) {
+			l := core.New(newTimerDriver())
+			defer l.Close()
+			keep := l.Repeat(time.Hour, func(core.CallbackID) {})
+			started := make(chan struct{})
+			ran := make(chan error, 1)
+			if how == "ran the loop" {
+				done := make(chan struct{})
+				l.Defer(func(core.CallbackID) { close(done) })
+				if err := l.RunUntil(done); err != nil {
+					t.Fatalf("RunUntil: %v", err)
+				}
+				l.Defer(func(core.CallbackID) { close(started) })
+				go func() { ran <- l.Run() }()
+				<-started
+			} else {
+				l.Defer(func(core.CallbackID) { close(started) })
+				go func() { ran <- l.Run() }()
+				<-started
+				done := make(chan struct{})
+				waited := make(chan error, 1)
+				go func() { waited <- l.RunUntil(done) }()
+				if err := waitingInRunUntil(); err != nil {
+					t.Fatal(err)
+				}
+				close(done)
+				if err := <-waited; err != nil {
+					t.Fatalf("RunUntil: %v", err)
+				}
+			}
+			if err := l.Close(); !errors.Is(err, core.ErrLoopRunning) {
+				t.Fatalf("Close while the owner's Run goes on, after a RunUntil returned: %v, want ErrLoopRunning", err)
+			}
+			if err := l.Post(func() { l.Cancel(keep) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-ran; err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatalf("Close after Run returned: %v", err)
+			}
+		})
+	}
+}
