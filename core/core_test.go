@@ -82,6 +82,21 @@ func TestSuspendFromMainDeadlock(t *testing.T) {
 	assert.Contains(t, err.Error(), "TestSuspendFromMainDeadlock")
 }
 
+// A main Suspension that a deadlock ended is done with: Suspension then
+// gives main a new one, which suspends and resumes as the first would have.
+func TestMainSuspensionAfterADeadlockIsNew(t *testing.T) {
+	l := newLoop(t)
+	s := l.Suspension()
+	_, err := s.Suspend()
+	require.ErrorIs(t, err, core.ErrDeadlock)
+	s2 := l.Suspension()
+	assert.NotSame(t, s, s2)
+	l.Defer(func(core.CallbackID) { s2.Resume(7) })
+	v, err := s2.Suspend()
+	require.NoError(t, err)
+	assert.Equal(t, 7, v)
+}
+
 func TestPanicComesOutOfRun(t *testing.T) {
 	l := newLoop(t)
 	id := l.Defer(func(core.CallbackID) { panic("boom") })

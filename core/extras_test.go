@@ -97,6 +97,25 @@ func TestSuspendContextCancelled(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
+// SuspendContext on main's Suspension ends with ctx's error when ctx is
+// cancelled, as on a fiber's. The callback that cancels waits until the
+// cancellation's post is queued, so that the loop does not run out of
+// work before it: with nothing else to run, only that post can end the
+// Suspend, or the loop reports a deadlock.
+func TestSuspendContextCancelledOnMain(t *testing.T) {
+	l := newLoop(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l.Defer(func(core.CallbackID) {
+		cancel()
+		for deadline := time.Now().Add(time.Minute); l.Metrics().PostsPending == 0 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	_, err := l.Suspension().SuspendContext(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
 func TestSuspendContextResumed(t *testing.T) {
 	l := newLoop(t)
 	ctx, cancel := context.WithCancel(context.Background())
