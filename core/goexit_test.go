@@ -1,8 +1,10 @@
 package core_test
 
 import (
+	"errors"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/revoltgo/eventloop/core"
 	"github.com/stretchr/testify/assert"
@@ -49,6 +51,38 @@ func TestGoexitInResumedFiberEndsMainSuspend(t *testing.T) {
 	l.Defer(func(core.CallbackID) { n++ })
 	require.NoError(t, l.Run())
 	assert.Equal(t, 1, n)
+}
+
+// failFirstWaitDriver's first Wait fails.
+type failFirstWaitDriver struct {
+	*timerDriver
+	waited bool
+}
+
+func (d *failFirstWaitDriver) Wait(events []core.Event, timeout time.Duration) (int, error) {
+	if !d.waited {
+		d.waited = true
+		return 0, errors.New("wait failed")
+	}
+	return d.timerDriver.Wait(events, timeout)
+}
+
+// Goexit in the error handler, called for an error the tick itself raised
+// (a driver's failed Wait), ends the handler's fiber only: no other fiber
+// loses its role (an orphaned callback fiber would stay parked and live),
+// so once the next Run has run out of callbacks no fiber is left live.
+func TestGoexitInErrorHandlerLeavesTheCallbackFiber(t *testing.T) {
+	l := core.New(&failFirstWaitDriver{timerDriver: newTimerDriver()})
+	defer l.Close()
+	l.SetErrorHandler(func(error) { runtime.Goexit() })
+	n := 0
+	l.Defer(func(core.CallbackID) { n++ })
+	l.Delay(time.Millisecond, func(core.CallbackID) { n++ })
+	require.ErrorIs(t, l.Run(), core.ErrGoexit)
+	require.NoError(t, l.Run())
+	assert.Equal(t, 2, n)
+	assert.Zero(t, l.Stats().FibersLive, "fibers live after the loop ran out of callbacks")
+	require.NoError(t, l.Close())
 }
 
 // Goexit while Close unwinds a fiber: Close still ends every other fiber.
