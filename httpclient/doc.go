@@ -33,9 +33,11 @@
 // end closes its connection. A connection that the server closed while it
 // was idle is not used again (the pool peeks at it before use), and
 // a request that failed on a reused connection before any byte of a
-// response is retried once on a new one if it can be replayed (no body,
-// or GetBody, and an idempotent method or an Idempotency-Key header), as
-// net/http retries: a POST that was written is never sent twice.
+// response is sent again on another if it can be replayed (no body, or
+// GetBody, and an idempotent method or an Idempotency-Key header), for as
+// long as it fails on reused ones, as net/http retries: a POST that was
+// written is never sent twice, and the tries end on a new connection at
+// the latest.
 //
 // Requests are written by net/http's own Request.Write (Host, User-Agent,
 // Content-Length or chunked, trailers) and responses read by

@@ -78,7 +78,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	key := keyOf(req.URL)
-	for tries := 0; ; tries++ {
+	// As in net/http's Transport, a request is sent again for as long as
+	// it fails on a reused connection: each of those leaves the pool, so
+	// the tries end at the latest on a new connection.
+	for {
 		pc, err := t.getConn(ctx, req, key)
 		if err != nil {
 			closeBody(req)
@@ -88,11 +91,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err == nil {
 			return resp, nil
 		}
-		if tries > 0 || !pc.reused || ctx.Err() != nil || !retryable(req, pc, err) {
+		if !pc.reused || ctx.Err() != nil || !retryable(req, pc, err) {
 			return nil, err
 		}
-		// A reused connection that the server closed meanwhile: once
-		// more on another, with the body from its start.
+		// A reused connection that the server closed meanwhile: again
+		// on another, with the body from its start.
 		if req.Body != nil && req.Body != http.NoBody {
 			body, gerr := req.GetBody()
 			if gerr != nil {
