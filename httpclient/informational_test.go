@@ -84,3 +84,61 @@ func mustGet(t *testing.T, url string) *http.Request {
 	require.NoError(t, err)
 	return req
 }
+
+// capturingServer answers one request per connection with an empty 200
+// and sends the request's header, as it came, on got.
+func capturingServer(t *testing.T, got chan<- string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			br := bufio.NewReader(c)
+			var head strings.Builder
+			for {
+				line, err := br.ReadString('\n')
+				head.WriteString(line)
+				if err != nil || line == "\r\n" {
+					break
+				}
+			}
+			got <- head.String()
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+	})
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// TestHostFirst: the header lines the Transport adds (Accept-Encoding,
+// Connection: close) come after Host, which stays the first field, as
+// RFC 9110 (7.2) asks of a user agent and net/http's Transport does.
+func TestHostFirst(t *testing.T) {
+	got := make(chan string, 1)
+	url := capturingServer(t, got)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, keepAlive := range []bool{true, false} {
+			tr := &httpclient.Transport{Loop: l, DisableKeepAlives: !keepAlive}
+			res := do(&http.Client{Transport: tr}, mustGet(t, url))
+			tr.CloseIdleConnections()
+			require.Equal(t, "", res.Err)
+			head := <-got
+			lines := strings.Split(head, "\r\n")
+			require.Greater(t, len(lines), 2, head)
+			assert.True(t, strings.HasPrefix(lines[1], "Host: "), "the first field: %q", head)
+			assert.Contains(t, head, "\r\nAccept-Encoding: gzip\r\n")
+			if !keepAlive {
+				assert.Contains(t, head, "\r\nConnection: close\r\n")
+			}
+		}
+	})
+}
