@@ -232,7 +232,7 @@ for d in "${dirs[@]}"; do
 			"$idx.hangs" "$log" >"$log.new" && mv "$log.new" "$log"
 		awk '/^ *KILLED / { k++ } /^ *LIVED / { l++ } /^ *TIMED OUT / { t++ } /^Killed: .*Not covered: / { sub(/.*Not covered: /, ""); n = $1 + 0 }
 			END { printf "   counting the selected tests'"'"' hangs as timeouts: killed %d, lived %d, timed out %d, not covered %d; efficacy %.2f%%, mutant coverage %.2f%%\n",
-				k, l, t, n, (k + l) ? 100 * k / (k + l) : 0, (k + l + t + n) ? 100 * (k + l + t) / (k + l + t + n) : 0 }' "$log"
+				k, l, t, n, (k + l) ? 100 * k / (k + l) : 0, (k + l + n) ? 100 * (k + l) / (k + l + n) : 0 }' "$log"
 		grep '^ *TIMED OUT ' "$log" | sed 's/^/   /'
 	fi
 	lived=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
