@@ -34,9 +34,11 @@
 # Test selection (unless --no-select): before gremlins, the package's tests
 # run one at a time, each with a coverage profile, which index the tests
 # that reach each line. Each mutant's tests then run in two steps
-# (ci/mutation-go.sh, gremlins' `go`): the tests that reach its line, whose
-# failure kills it; if they pass, the whole package's, as without selection.
-# A verdict is what gremlins alone would give; a killed mutant costs a few
+# (ci/mutation-go.sh, gremlins' `go`): the fastest of the tests that reach
+# its line (up to 10 s of them), whose failure kills it; if they pass, the
+# whole package's, as without selection. A hang of the first step ends at
+# its own timeout and is counted as gremlins' timeout would count it. A
+# verdict is what gremlins alone would give; a killed mutant costs a few
 # seconds instead of a whole test run.
 #
 # It prints gremlins' lines (the mutants it ran) and summary per package,
