@@ -10,6 +10,7 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/internal/leakcheck"
 	"github.com/revoltgo/eventloop/internal/testloop"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) { leakcheck.Main(m) }
@@ -110,4 +111,50 @@ func (c *connCounter) count() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.new
+}
+
+// rawServer serves each connection of a TCP listener with serve, in a
+// goroutine of its own, and closes the connection when serve returns. It
+// returns the listener's address. It stops when the test ends, before the
+// test's descriptors are counted: the listener and every connection still
+// open are closed, and every serve has returned.
+func rawServer(t *testing.T, serve func(c net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	open := map[net.Conn]bool{}
+	var serving sync.WaitGroup
+	accepting := make(chan struct{})
+	go func() {
+		defer close(accepting)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			open[c] = true
+			mu.Unlock()
+			serving.Add(1)
+			go func() {
+				defer serving.Done()
+				serve(c)
+				c.Close()
+				mu.Lock()
+				delete(open, c)
+				mu.Unlock()
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-accepting
+		mu.Lock()
+		for c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		serving.Wait()
+	})
+	return ln.Addr().String()
 }

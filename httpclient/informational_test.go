@@ -13,32 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// scriptedServer answers every request on its connections with answer,
-// written as it is, then closes the connection. It stops when the test
-// ends, before the test's descriptors are counted.
+// scriptedServer answers the request of each of its connections with
+// answer, written as it is, then closes the connection.
 func scriptedServer(t *testing.T, answer string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			br := bufio.NewReader(c)
-			if _, err := http.ReadRequest(br); err == nil {
-				c.Write([]byte(answer))
-			}
-			c.Close()
+	return "http://" + rawServer(t, func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			c.Write([]byte(answer))
 		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-	})
-	return "http://" + ln.Addr().String() + "/"
+	}) + "/"
 }
 
 // TestInformationalResponses: 1xx responses before the final one are
@@ -88,35 +70,19 @@ func mustGet(t *testing.T, url string) *http.Request {
 // capturingServer answers one request per connection with an empty 200
 // and sends the request's header, as it came, on got.
 func capturingServer(t *testing.T, got chan<- string) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return "http://" + rawServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		var head strings.Builder
 		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+			line, err := br.ReadString('\n')
+			head.WriteString(line)
+			if err != nil || line == "\r\n" {
+				break
 			}
-			br := bufio.NewReader(c)
-			var head strings.Builder
-			for {
-				line, err := br.ReadString('\n')
-				head.WriteString(line)
-				if err != nil || line == "\r\n" {
-					break
-				}
-			}
-			got <- head.String()
-			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
-			c.Close()
 		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-	})
-	return "http://" + ln.Addr().String() + "/"
+		got <- head.String()
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+	}) + "/"
 }
 
 // TestHostFirst: the header lines the Transport adds (Accept-Encoding,

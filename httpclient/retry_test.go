@@ -28,40 +28,12 @@ type staleServer struct {
 }
 
 func newStaleServer(t *testing.T) *staleServer {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	s := &staleServer{url: "http://" + ln.Addr().String() + "/", both: make(chan struct{})}
-	var wg sync.WaitGroup
-	var conns []net.Conn
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			conns = append(conns, c)
-			s.mu.Unlock()
-			wg.Add(1)
-			go func() { defer wg.Done(); s.serve(c) }()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		s.mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		s.mu.Unlock()
-		wg.Wait()
-	})
+	s := &staleServer{both: make(chan struct{})}
+	s.url = "http://" + rawServer(t, s.serve) + "/"
 	return s
 }
 
 func (s *staleServer) serve(c net.Conn) {
-	defer c.Close()
 	br := bufio.NewReader(c)
 	if _, err := http.ReadRequest(br); err != nil {
 		return
