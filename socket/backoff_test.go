@@ -3,9 +3,12 @@
 package socket
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,4 +135,105 @@ func acceptBackOffEnds(t *testing.T, l *core.Loop, caller, from string, before b
 	if err := ln.Close(); err != nil && !isClosedOp(err, "close") {
 		t.Errorf("Close: %v", err)
 	}
+}
+
+// TestAcceptBackOffOver: an Accept asleep in the back-off, with a
+// deadline further off than the back-off's end, sleeps on the loop's
+// timer (not in a spin of its own that leaves the loop unrun) until the
+// back-off is over, and then takes the connection that was queued all
+// along. Its sleep, over, is not left with the listener.
+func TestAcceptBackOffOver(t *testing.T) {
+	for _, caller := range []string{"goroutine", "fiber"} {
+		t.Run(caller, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				ln, err := Listen(l, "tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ln.Close()
+				client, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer client.Close()
+				if err := ln.SetDeadline(time.Now().Add(time.Minute)); err != nil {
+					t.Fatal(err)
+				}
+				ln.fd.ln.backoff.until.Store(nowMono() + int64(20*time.Millisecond))
+				var sleeps atomic.Int32
+				testHookBackoff = func() { sleeps.Add(1) }
+				defer func() { testHookBackoff = nil }()
+				accepted := make(chan error, 1)
+				accept := func() {
+					c, err := ln.Accept()
+					if c != nil {
+						c.Close()
+					}
+					accepted <- err
+				}
+				if caller == "goroutine" {
+					accept()
+				} else {
+					runLoop(t, l)
+					if err := l.Post(accept); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := <-accepted; err != nil {
+					t.Fatalf("Accept after the back-off, before the deadline: %v", err)
+				}
+				if sleeps.Load() == 0 {
+					t.Error("the Accept did not sleep on the loop's timer")
+				}
+				b := &ln.fd.ln.backoff
+				b.mu.Lock()
+				left := b.nap
+				b.mu.Unlock()
+				if left != nil {
+					t.Error("the listener still holds the sleep that ended")
+				}
+			})
+		})
+	}
+}
+
+// TestAcceptBackOffGivenUp: a goroutine's Accept asleep in the back-off
+// whose run of the loop fails (a callback panicked, and no error handler
+// took it) returns that error and takes its timer off the loop: once
+// what it posted has run, no callback is left, where the timer would have
+// kept the loop running for the hour of the back-off.
+func TestAcceptBackOffGivenUp(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := Listen(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ln.fd.ln.backoff.until.Store(nowMono() + int64(time.Hour))
+		testHookBackoff = func() {
+			if err := l.Post(func() { panic("a callback of the test panics") }); err != nil {
+				t.Error(err)
+			}
+		}
+		defer func() { testHookBackoff = nil }()
+		c, err := ln.Accept()
+		if c != nil {
+			c.Close()
+		}
+		var uncaught *core.UncaughtError
+		if !errors.As(err, &uncaught) {
+			t.Fatalf("Accept: %v, want the loop's *core.UncaughtError", err)
+		}
+		// Posts run in order: once this one has, so has any the Accept made.
+		after := make(chan struct{})
+		if err := l.Post(func() { close(after) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.RunUntil(after); err != nil {
+			t.Fatalf("RunUntil: %v", err)
+		}
+		if ids := l.Identifiers(); len(ids) > 0 {
+			t.Fatalf("the loop still holds callbacks (%v): the sleep's timer was left on it", ids)
+		}
+	})
 }
