@@ -47,7 +47,9 @@ func (b *body) Close() error {
 }
 
 // drain reads what is left of the body, up to maxPostHandlerReadBytes;
-// true if it reached the end.
+// true if it reached the end within them. As net/http's, a body with more
+// left is too big even when its end comes with the byte over the limit:
+// the connection closes.
 func (b *body) drain() bool {
 	if b.sawEOF {
 		return true
@@ -63,7 +65,7 @@ func (b *body) drain() bool {
 		switch {
 		case err == io.EOF:
 			b.sawEOF = true
-			return true
+			return left >= 0
 		case err != nil:
 			b.failed = true
 			return false

@@ -438,6 +438,26 @@ func diffCases() []diffCase {
 			oursStatus: []string{"HTTP/1.1 500 Internal Server Error"},
 		},
 	}
+	// An unread body is drained after the response up to a limit
+	// (net/http's maxPostHandlerReadBytes): below it the connection is
+	// kept, at it and above it closed. The limit's edges, for a body of
+	// known length and for a chunked one.
+	for _, n := range []int{maxPostHandlerReadBytes - 1, maxPostHandlerReadBytes, maxPostHandlerReadBytes + 1} {
+		body := strings.Repeat("d", n)
+		cases = append(cases,
+			one(fmt.Sprintf("POST body unread, %d bytes", n), "POST /noread HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(n)+"\r\n\r\n"+body+get),
+			one(fmt.Sprintf("POST chunked body unread, %d bytes", n), "POST /noread HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(n), 16)+"\r\n"+body+"\r\n0\r\n\r\n"+get),
+		)
+	}
+	// The body's last byte at the limit, and its end later: the drain
+	// waits for the end, as net/http's does, and the connection is kept.
+	atLimit := strings.Repeat("d", maxPostHandlerReadBytes)
+	cases = append(cases, diffCase{name: "POST chunked body unread, at the limit, its end sent later", parts: []string{
+		"POST /noread HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+			strconv.FormatInt(int64(len(atLimit)), 16) + "\r\n" + atLimit + "\r\n",
+		"0\r\n\r\n" + get,
+	}})
 	paths := slices.Sorted(maps.Keys(diffWriters))
 	for _, p := range paths {
 		cases = append(cases,
