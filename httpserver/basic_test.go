@@ -454,6 +454,10 @@ func TestHijack(t *testing.T) {
 			if _, err := w.Write([]byte("x")); err != http.ErrHijacked {
 				t.Errorf("Write after Hijack: %v", err)
 			}
+			// As net/http: an empty Write fails too, but is not logged.
+			if _, err := w.Write(nil); err != http.ErrHijacked {
+				t.Errorf("empty Write after Hijack: %v", err)
+			}
 		})})
 		rc := dialRaw(t, ts.addr)
 		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\none\n")
@@ -472,6 +476,9 @@ func TestHijack(t *testing.T) {
 			t.Error(why)
 		}
 		ts.waitOpen(t, 0)
+		if n := strings.Count(ts.log.String(), "http: response.Write on hijacked connection"); n != 1 {
+			t.Errorf("%d logs of a Write after Hijack, want 1 (the empty one is not logged): %q", n, ts.log.String())
+		}
 		ts.mu.Lock()
 		for _, st := range ts.states {
 			if st[len(st)-1] != http.StateHijacked {
