@@ -510,3 +510,42 @@ func TestBatchBehindAWaitingWrite(t *testing.T) {
 		}
 	})
 }
+
+// A handler that panics once its response's start is in the write buffer
+// (past bufferBeforeChunking) but not yet sent gets a bare 500, also on a
+// connection that has sent responses before: the panic drops what its
+// own response buffered, which is not held for an earlier one.
+func TestPanicDropsItsBufferedStart(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/panic", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Partial", "1")
+			io.WriteString(w, strings.Repeat("p", bufferBeforeChunking+100))
+			panic("boom")
+		})
+		mux.Handle("/", hello)
+		ts := serve(t, l, &Server{Handler: mux})
+		rc := dialRaw(t, ts.addr)
+		rc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		for i, req := range []string{batchGet, batchGet + batchGet} {
+			rc.send(t, req)
+			for range strings.Count(req, "GET") {
+				if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+					t.Fatalf("round %d: body %q", i, got)
+				}
+			}
+		}
+		rc.send(t, "GET /panic HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := readResponse(rc, "GET")
+		if err != nil {
+			t.Fatalf("the response of the handler that panicked: %v", err)
+		}
+		if body := bodyString(t, resp); resp.StatusCode != http.StatusInternalServerError || resp.Header.Get("X-Partial") != "" ||
+			strings.Contains(body, "ppp") {
+			t.Fatalf("the handler that panicked: %s %v %q, want a bare 500", resp.Status, resp.Header, body)
+		}
+		if b, err := rc.r.ReadByte(); !errors.Is(err, io.EOF) {
+			t.Fatalf("after the 500: byte %q, error %v; want the end of the stream", b, err)
+		}
+	})
+}
