@@ -458,6 +458,9 @@ func TestHijack(t *testing.T) {
 			if _, err := w.Write(nil); err != http.ErrHijacked {
 				t.Errorf("empty Write after Hijack: %v", err)
 			}
+			if _, err := io.WriteString(w, "y"); err != http.ErrHijacked {
+				t.Errorf("WriteString after Hijack: %v", err)
+			}
 		})})
 		rc := dialRaw(t, ts.addr)
 		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\none\n")
@@ -476,8 +479,8 @@ func TestHijack(t *testing.T) {
 			t.Error(why)
 		}
 		ts.waitOpen(t, 0)
-		if n := strings.Count(ts.log.String(), "http: response.Write on hijacked connection"); n != 1 {
-			t.Errorf("%d logs of a Write after Hijack, want 1 (the empty one is not logged): %q", n, ts.log.String())
+		if n := strings.Count(ts.log.String(), "http: response.Write on hijacked connection"); n != 2 {
+			t.Errorf("%d logs of a Write after Hijack, want 2 (the empty one is not logged): %q", n, ts.log.String())
 		}
 		ts.mu.Lock()
 		for _, st := range ts.states {
