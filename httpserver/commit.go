@@ -58,10 +58,10 @@ func (w *response) autoContentLength(p []byte) []byte {
 // values go out, and the server's own (keep-alive, which an HTTP/1.0
 // client needs to be told).
 func (w *response) keepAlive(keepAlives bool) (keepConn bool, connection string) {
+	// net/http first turns closeAfterReply back off for an HTTP/1.0
+	// keep-alive response with a Content-Length, undoing a MaxBytesReader
+	// stop; nothing has set it here yet (that stop shows in the 413 alone).
 	connHeader := first(w.connValues)
-	if w.wants10KeepAlive && keepAlives && w.clValue != "" && connHeader == "keep-alive" {
-		w.closeAfterReply = false
-	}
 	if w.wants10KeepAlive && (w.isHEAD || w.contentLength != -1 || !bodyAllowedForStatus(w.status)) {
 		if !w.hasConn {
 			connection = "keep-alive"
