@@ -594,7 +594,12 @@ func TestPacketBadInput(t *testing.T) {
 		// Never made: a name for the unix addresses of the cases (and not
 		// under t.TempDir, whose removal fails under Wine 8.0).
 		path := filepath.Join(os.TempDir(), fmt.Sprintf("eventloop-socket-test-%d-peer", os.Getpid()))
+		// Port 0 is the system's to refuse, as net leaves it: the error is
+		// its call's.
+		port0 := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
 		cases := []badInput{
+			{"port 0", second(u4.WriteTo([]byte("x"), port0)), []string{"127.0.0.1:0", "sendto"}, nil},
+			{"port -1", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: -1})), []string{"invalid port"}, nil},
 			{"nil addr", second(u4.WriteTo([]byte("x"), nil)), []string{"invalid argument"}, syscall.EINVAL},
 			{"nil *UDPAddr", second(u4.WriteToUDP([]byte("x"), nil)), []string{"missing address"}, nil},
 			{"invalid AddrPort", second(u4.WriteToUDPAddrPort([]byte("x"), netip.AddrPort{})), []string{"missing address"}, nil},
