@@ -600,6 +600,7 @@ func TestPacketBadInput(t *testing.T) {
 		cases := []badInput{
 			{"port 0", second(u4.WriteTo([]byte("x"), port0)), []string{"127.0.0.1:0", "sendto"}, nil},
 			{"port -1", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: -1})), []string{"invalid port"}, nil},
+			{"port 65536", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1 << 16})), []string{"invalid port"}, nil},
 			{"nil addr", second(u4.WriteTo([]byte("x"), nil)), []string{"invalid argument"}, syscall.EINVAL},
 			{"nil *UDPAddr", second(u4.WriteToUDP([]byte("x"), nil)), []string{"missing address"}, nil},
 			{"invalid AddrPort", second(u4.WriteToUDPAddrPort([]byte("x"), netip.AddrPort{})), []string{"missing address"}, nil},
@@ -629,6 +630,9 @@ func TestPacketBadInput(t *testing.T) {
 			if c.is != nil && !errors.Is(c.err, c.is) {
 				t.Errorf("%s: %v does not wrap %v", c.name, c.err, c.is)
 			}
+		}
+		if _, err := u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 0xffff}); err != nil {
+			t.Errorf("a datagram to port 65535: %v", err)
 		}
 		var nilConn *PacketConn
 		if _, _, err := nilConn.ReadFrom(nil); !errors.Is(err, syscall.EINVAL) {
