@@ -210,6 +210,9 @@ func loopbackOf(network string) netip.Addr {
 	return netip.AddrFrom4([4]byte{127, 0, 0, 1})
 }
 
+// lookupNetIP resolves a host name; a test may stand in for the system.
+var lookupNetIP = net.DefaultResolver.LookupNetIP
+
 // resolve turns "host:port" into addresses for an inet network ("tcp",
 // "udp4", ...), in the resolver's order. An empty host is the unspecified
 // address (an invalid netip.Addr): the wildcard to listen on, the local
@@ -235,7 +238,7 @@ func resolve(ctx context.Context, l *core.Loop, network, address string) ([]neti
 			ipNet += string(v)
 		}
 		ips, err = offLoop(ctx, l, func(ctx context.Context) ([]netip.Addr, error) {
-			return net.DefaultResolver.LookupNetIP(ctx, ipNet, host)
+			return lookupNetIP(ctx, ipNet, host)
 		})
 		if err != nil {
 			return nil, err

@@ -4,10 +4,12 @@ package socket
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"runtime"
 	"strconv"
@@ -743,10 +745,39 @@ func TestDialFromFiber(t *testing.T) {
 			if !errors.As(err, &oe) || oe.Op != "dial" ||
 				!errors.Is(err, syscall.ECONNREFUSED) {
 				t.Errorf("Dial of a closed port: %v, want ECONNREFUSED", err)
+			} else if _, ok := oe.Addr.(*net.TCPAddr); !ok {
+				t.Errorf("Dial of a closed port: its error's Addr is a %T, want a *net.TCPAddr, as net's", oe.Addr)
 			}
 		})
 		if err := l.Run(); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestDialTriesEachAddress: a name with several addresses is dialed at
+// each in turn until one connects, as net's: the first refuses, the
+// second listens.
+func TestDialTriesEachAddress(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := Listen(l, "tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		refused := netip.MustParseAddr("127.0.0.2") // the listener is on 127.0.0.1 alone
+		lookupNetIP = func(context.Context, string, string) ([]netip.Addr, error) {
+			return []netip.Addr{refused, netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		defer func() { lookupNetIP = net.DefaultResolver.LookupNetIP }()
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		c, err := Dial(l, "tcp4", net.JoinHostPort("two.example", port))
+		if err != nil {
+			t.Fatalf("Dial of a name whose second address listens: %v", err)
+		}
+		defer c.Close()
+		if ra := c.RemoteAddr().(*net.TCPAddr); !ra.IP.Equal(net.IPv4(127, 0, 0, 1)) {
+			t.Errorf("connected to %v", ra)
 		}
 	})
 }

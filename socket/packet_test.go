@@ -751,3 +751,32 @@ func TestPacketReadFromEmptyBuffer(t *testing.T) {
 		}
 	})
 }
+
+// TestDialedDatagramBroadcasts: as net's, a dialed UDP socket may send
+// to a broadcast address (SO_BROADCAST), and a TCP one is left as the
+// system makes it.
+func TestDialedDatagramBroadcasts(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		u, err := Dial(l, "udp4", "127.0.0.1:9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer u.Close()
+		if v := option(t, u, syscall.SOL_SOCKET, syscall.SO_BROADCAST); v == 0 {
+			t.Error("a dialed UDP socket without SO_BROADCAST")
+		}
+		ln, err := Listen(l, "tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		c, err := Dial(l, "tcp4", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if v := option(t, c, syscall.SOL_SOCKET, syscall.SO_BROADCAST); v != 0 {
+			t.Errorf("a dialed TCP socket with SO_BROADCAST %d", v)
+		}
+	})
+}
