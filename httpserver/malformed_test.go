@@ -202,3 +202,28 @@ func TestSlowloris(t *testing.T) {
 		ts.waitOpen(t, 0)
 	})
 }
+
+// ReadHeaderTimeout counts for every request of a connection, not only
+// its first: a client that sends a request, then the start of another
+// and no more, is cut off when it passes, long before IdleTimeout, as by
+// net/http's server.
+func TestReadHeaderTimeoutOfALaterRequest(t *testing.T) {
+	watchdog(t, 2*time.Minute)
+	const timeout = 300 * time.Millisecond
+	std := stdServe(t, hello, func(s *http.Server) { s.ReadHeaderTimeout, s.IdleTimeout = timeout, time.Minute })
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello, ReadHeaderTimeout: timeout, IdleTimeout: time.Minute})
+		for _, addr := range []string{std, ts.addr} {
+			rc := dialRaw(t, addr)
+			rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+				t.Fatalf("%s: the first response: %q", addr, got)
+			}
+			rc.send(t, "GET / HTTP/1.1\r\nHo")
+			rc.SetReadDeadline(time.Now().Add(5 * time.Second)) // IdleTimeout is a minute
+			if _, err := io.ReadAll(rc.r); err != nil {
+				t.Errorf("%s: the second request's header not cut off: %v", addr, err)
+			}
+		}
+	})
+}
