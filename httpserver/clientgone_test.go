@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,48 @@ func TestWatchSeesClientGoAfterBody(t *testing.T) {
 			})
 			if !ok {
 				break
+			}
+		}
+	})
+}
+
+// A client whose next request is already here has not gone, even if it
+// has closed its side since: no watch begins while a pipelined request
+// waits, also one that begins where the read buffer ended (the request
+// before it filled that buffer exactly). The handler waits a while on its
+// context, which must stay alive.
+func TestWatchWaitsForPipelinedRequest(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/wait" {
+				hello(w, r)
+				return
+			}
+			ctx := r.Context()
+			got, _ := core.Await(LoopFromContext(ctx), func(context.Context) (string, error) {
+				select {
+				case <-ctx.Done():
+					return "cancelled", nil
+				case <-time.After(300 * time.Millisecond):
+					return "alive", nil
+				}
+			})
+			io.WriteString(w, got)
+		})})
+		for _, n := range []int{bufSize - 1, bufSize, 2 * bufSize} {
+			head := "GET /wait HTTP/1.1\r\nHost: x\r\nX-Pad: "
+			first := head + strings.Repeat("p", n-len(head)-4) + "\r\n\r\n"
+			rc := dialRaw(t, ts.addr)
+			rc.send(t, first+"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			if err := rc.Conn.(*net.TCPConn).CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			if got := bodyString(t, rc.response(t, "GET")); got != "alive" {
+				t.Errorf("first request of %d bytes: the handler's context was %s while the next request waited", n, got)
+			}
+			if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+				t.Errorf("first request of %d bytes: the next response: %q", n, got)
 			}
 		}
 	})

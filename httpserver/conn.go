@@ -200,7 +200,7 @@ func (c *conn) requests(first bool) bool {
 			return false
 		}
 		c.setReadTimeout(srv.idleTimeout())
-		if c.br != nil && c.br.Buffered() > 0 {
+		if c.bytesBuffered() {
 			continue // pipelined
 		}
 		if c.tls == nil {
@@ -240,6 +240,13 @@ func (c *conn) takeBytes(p []byte) {
 	if len(c.cr.pending) > 0 {
 		c.cr.pending = bytes.Clone(c.cr.pending)
 	}
+}
+
+// bytesBuffered reports whether the client's next bytes are here: in the
+// read buffer, or in the rest of the read behind it (which a request that
+// ends where the buffer ends leaves whole).
+func (c *conn) bytesBuffered() bool {
+	return c.br != nil && (c.br.Buffered() > 0 || len(c.cr.pending) > 0)
 }
 
 // putReader gives the read buffer back while the conn waits.

@@ -147,7 +147,7 @@ func (c *conn) beginWatch(x *reqCtx) {
 		c.watchWanted = true
 		return
 	}
-	if c.br != nil && c.br.Buffered() > 0 || c.stashed {
+	if c.bytesBuffered() || c.stashed {
 		return
 	}
 	if c.tls != nil {

@@ -438,6 +438,13 @@ func diffCases() []diffCase {
 			oursStatus: []string{"HTTP/1.1 500 Internal Server Error"},
 		},
 	}
+	// A pipelined request that begins where a read buffer ends: the
+	// first request fills the buffer exactly, or one byte less or more.
+	for _, n := range []int{bufSize - 1, bufSize, bufSize + 1} {
+		head := "GET /info HTTP/1.1\r\nHost: x\r\nX-Pad: "
+		first := head + strings.Repeat("p", n-len(head)-len("\r\n\r\n")) + "\r\n\r\n"
+		cases = append(cases, one(fmt.Sprintf("pipelined, the first request %d bytes", n), first+get))
+	}
 	// An unread body is drained after the response up to a limit
 	// (net/http's maxPostHandlerReadBytes): below it the connection is
 	// kept, at it and above it closed. The limit's edges, for a body of
