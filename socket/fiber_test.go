@@ -469,6 +469,9 @@ func TestListenBusyPort(t *testing.T) {
 		if !errors.Is(err, syscall.EADDRINUSE) || !errors.As(err, &oe) || oe.Op != "listen" {
 			t.Fatalf("second Listen on %s: %v, want a listen *net.OpError wrapping EADDRINUSE", addr, err)
 		}
+		if _, ok := oe.Addr.(*net.TCPAddr); !ok {
+			t.Errorf("second Listen on %s: its error's Addr is a %T, want a *net.TCPAddr, as net's", addr, oe.Addr)
+		}
 		if want := "listen tcp " + addr + ": bind: " + errAddrInUse.Error(); err.Error() != want {
 			t.Errorf("error %q, want %q", err, want)
 		}

@@ -44,6 +44,10 @@ func TestFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Named as net names its Files: network, local and remote address.
+		if want := "tcp:" + c.LocalAddr().String() + "->" + c.RemoteAddr().String(); cf.Name() != want {
+			t.Errorf("File's name %q, want %q", cf.Name(), want)
+		}
 		c2, err := FileConn(l, cf)
 		cf.Close()
 		if err != nil {

@@ -13,7 +13,9 @@ import (
 )
 
 // SetKeepAlivePeriod takes 0 and negative periods as net's does: 0 is the
-// default (15 s), a negative period changes nothing.
+// default (15 s), a negative period changes nothing. It sets the probe
+// interval to the idle time, as its doc says (net's, since Go 1.23, sets
+// the idle time alone).
 func TestKeepAlivePeriodZeroAndNegative(t *testing.T) {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
@@ -40,6 +42,9 @@ func TestKeepAlivePeriodZeroAndNegative(t *testing.T) {
 			}
 			if got := option(t, c, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE); got != step.want {
 				t.Errorf("after SetKeepAlivePeriod(%v): TCP_KEEPIDLE %d, want %d", step.d, got, step.want)
+			}
+			if got := option(t, c, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL); got != step.want {
+				t.Errorf("after SetKeepAlivePeriod(%v): TCP_KEEPINTVL %d, want %d (the probe interval, as its doc says)", step.d, got, step.want)
 			}
 		}
 	})
