@@ -569,3 +569,35 @@ func TestSniffedType(t *testing.T) {
 		}
 	})
 }
+
+// A write deadline that a handler set (http.ResponseController) ends with
+// its request, as net/http's server clears it: the next request of the
+// connection, after that deadline, is answered.
+func TestWriteDeadlineEndsWithItsRequest(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/set" {
+				if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+					t.Error(err)
+				}
+			}
+			hello(w, r)
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET /set HTTP/1.1\r\nHost: x\r\n\r\n")
+		if got := bodyString(t, rc.response(t, "GET")); got != "Hello, World!" {
+			t.Fatalf("the request that set the deadline: %q", got)
+		}
+		time.Sleep(200 * time.Millisecond) // past the deadline
+		rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		rc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := readResponse(rc, "GET")
+		if err != nil {
+			t.Fatalf("the next request, past the deadline the one before set: %v", err)
+		}
+		if got := bodyString(t, resp); got != "Hello, World!" {
+			t.Errorf("the next request: %q", got)
+		}
+	})
+}
