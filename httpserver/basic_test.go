@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -598,6 +599,59 @@ func TestWriteDeadlineEndsWithItsRequest(t *testing.T) {
 		}
 		if got := bodyString(t, resp); got != "Hello, World!" {
 			t.Errorf("the next request: %q", got)
+		}
+	})
+}
+
+// The bytes a client sent behind a request that the handler hijacks are
+// the hijacker's, whole, however long after the handler it reads them:
+// what the read buffer could not hold of the read they came in is the
+// conn's own, not a part of the buffer that the loop's next reads (here
+// another client's large request) go into.
+func TestHijackKeepsBytesPastTheReadBuffer(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		payload := bytes.Repeat([]byte("0123456789abcdef"), 3*bufSize/16)
+		hijacked, release := make(chan struct{}), make(chan struct{})
+		var done sync.WaitGroup
+		defer done.Wait()
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/hijack" {
+				io.Copy(io.Discard, r.Body)
+				hello(w, r)
+				return
+			}
+			nc, brw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			done.Go(func() {
+				defer nc.Close()
+				<-release
+				got := make([]byte, len(payload))
+				if _, err := io.ReadFull(brw, got); err != nil {
+					t.Errorf("the hijacker's read: %v", err)
+					return
+				}
+				fmt.Fprintf(nc, "%x\n", sha256.Sum256(got))
+			})
+			close(hijacked)
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET /hijack HTTP/1.1\r\nHost: x\r\n\r\n"+string(payload))
+		<-hijacked
+		other := dialRaw(t, ts.addr)
+		body := strings.Repeat("x", 8*bufSize)
+		other.send(t, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+		if got := bodyString(t, other.response(t, "POST")); got != "Hello, World!" {
+			t.Fatalf("the other client's response: %q", got)
+		}
+		close(release)
+		rc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := rc.r.ReadString('\n')
+		if want := fmt.Sprintf("%x\n", sha256.Sum256(payload)); line != want || err != nil {
+			t.Errorf("the bytes behind the request hashed, by the hijacker: %q, %v; want %q", line, err, want)
 		}
 	})
 }
