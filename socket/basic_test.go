@@ -96,6 +96,16 @@ func TestListenWildcard(t *testing.T) {
 		if ip := ln4.Addr().(*net.TCPAddr).IP; ip.To4() == nil {
 			t.Errorf("tcp4 listener on %v", ln4.Addr())
 		}
+		ln6, err := Listen(l, "tcp6", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln6.Close()
+		port6 := strconv.Itoa(ln6.Addr().(*net.TCPAddr).Port)
+		if c, err := Dial(l, "tcp4", "127.0.0.1:"+port6); err == nil {
+			c.Close()
+			t.Errorf("Dial 127.0.0.1 to a %q listener on %v: connected, want refused (IPv6 alone)", "tcp6", ln6.Addr())
+		}
 		if _, err := Listen(l, "udp", ":0"); err == nil {
 			t.Error("Listen udp: no error")
 		}
