@@ -3,10 +3,14 @@
 package socket
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -149,4 +153,49 @@ func TestDialWildcardIsLocal(t *testing.T) {
 	if got := loopbackOf("udp"); got != netip.AddrFrom4([4]byte{127, 0, 0, 1}) {
 		t.Errorf("loopbackOf(udp) = %v", got)
 	}
+}
+
+// ListenConfig.Control runs before the bind, with the network and the
+// address that net's would give it, on a socket it can set options of;
+// the listener then listens. An error from it is Listen's.
+func TestListenConfigControl(t *testing.T) {
+	type call struct{ network, address string }
+	record := func(calls *[]call, fail error) func(string, string, syscall.RawConn) error {
+		return func(network, address string, c syscall.RawConn) error {
+			*calls = append(*calls, call{network, address})
+			var oerr error
+			if err := c.Control(func(fd uintptr) { _, oerr = sockoptInt(fd, syscall.SOL_SOCKET, soType) }); err != nil || oerr != nil {
+				return fmt.Errorf("the socket in Control: %v, %v", err, oerr)
+			}
+			return fail
+		}
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		for _, c := range []struct{ network, address string }{{"tcp4", "127.0.0.1:0"}, {"tcp", "127.0.0.1:0"}, {"tcp6", "[::1]:0"}, {"tcp", ":0"}, {"tcp4", ":0"}} {
+			var ours, nets []call
+			ln, err := (&ListenConfig{Control: record(&ours, nil)}).Listen(t.Context(), l, c.network, c.address)
+			if err != nil {
+				t.Fatalf("Listen %s %s with a Control: %v", c.network, c.address, err)
+			}
+			nl, err := (&net.ListenConfig{Control: record(&nets, nil)}).Listen(t.Context(), c.network, c.address)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nl.Close()
+			if !slices.Equal(ours, nets) {
+				t.Errorf("Listen %s %s: Control saw %v, net's %v", c.network, c.address, ours, nets)
+			}
+			nc, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatalf("Dial the listener made with a Control: %v", err)
+			}
+			nc.Close()
+			ln.Close()
+		}
+		refuse := errors.New("refused by Control")
+		var calls []call
+		if _, err := (&ListenConfig{Control: record(&calls, refuse)}).Listen(t.Context(), l, "tcp4", "127.0.0.1:0"); !errors.Is(err, refuse) {
+			t.Errorf("Listen whose Control fails: %v, want its error", err)
+		}
+	})
 }

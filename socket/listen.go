@@ -91,7 +91,7 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 		err = wrapSyscall("setsockopt", setsockoptInt(s, ipprotoIPv6, ipv6V6Only, boolInt(v6only)))
 	}
 	if err == nil {
-		err = bindListen(lc, s, sotype, network, ap.String(), sa)
+		err = bindListen(lc, s, sotype, ctrlNetwork(network, family), net.TCPAddrFromAddrPort(ap).String(), sa)
 	}
 	if err != nil {
 		_ = sysClose(s)
@@ -103,6 +103,20 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 		return nil, err
 	}
 	return fd, nil
+}
+
+// ctrlNetwork is the network ListenConfig.Control is told, as net tells
+// it: the socket's family spelled out ("tcp4" for an IPv4 socket of
+// "tcp").
+func ctrlNetwork(network string, family int) string {
+	switch network[len(network)-1] {
+	case '4', '6':
+		return network
+	}
+	if family == afInet {
+		return network + "4"
+	}
+	return network + "6"
 }
 
 func bindUnix(lc *ListenConfig, l *core.Loop, network string, sotype int, path string) (*netFD, error) {

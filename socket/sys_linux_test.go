@@ -4,10 +4,12 @@ package socket
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"path/filepath"
 	"testing"
 
+	"github.com/revoltgo/eventloop/core"
 	"golang.org/x/sys/unix"
 )
 
@@ -126,4 +128,27 @@ func sockaddrPort(sa unix.Sockaddr) int {
 		return sa.Port
 	}
 	return -1
+}
+
+// A unix socket listened on the empty name is bound to a name the kernel
+// picks (autobind, in the abstract namespace), and says it, as net's:
+// "@" and five hex digits.
+func TestListenUnixAutobind(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := Listen(l, "unix", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		c, err := ListenPacket(l, "unixgram", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		for _, a := range []net.Addr{ln.Addr(), c.LocalAddr()} {
+			if name := a.String(); len(name) != 6 || name[0] != '@' {
+				t.Errorf("%s bound to the empty name says %q, want the kernel's name, as net's", a.Network(), name)
+			}
+		}
+	})
 }
