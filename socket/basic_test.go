@@ -199,3 +199,32 @@ func TestListenConfigControl(t *testing.T) {
 		}
 	})
 }
+
+// An accepted conn knows both its ends, as net's: its local address is
+// the listener's (for a listener on one address), its remote one the
+// dialer's local address.
+func TestAcceptedAddrs(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := Listen(l, "tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		nc, err := net.Dial("tcp4", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		c, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if c.LocalAddr() == nil || c.LocalAddr().String() != ln.Addr().String() {
+			t.Errorf("accepted conn's LocalAddr %v, want the listener's %v", c.LocalAddr(), ln.Addr())
+		}
+		if c.RemoteAddr() == nil || c.RemoteAddr().String() != nc.LocalAddr().String() {
+			t.Errorf("accepted conn's RemoteAddr %v, want the dialer's %v", c.RemoteAddr(), nc.LocalAddr())
+		}
+	})
+}
