@@ -432,6 +432,14 @@ func diffCases() []diffCase {
 			oursStatus: []string{"HTTP/1.1 400 Bad Request: both Transfer-Encoding and Content-Length"},
 		},
 		{
+			// The header in two reads, the Content-Length in the second:
+			// what the refusal looks at is all of the header.
+			name:       "Content-Length and chunked, in two parts",
+			parts:      []string{"POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n", "Content-Length: 3\r\n\r\n3\r\nabc\r\n0\r\n\r\n" + get},
+			documented: "A request with both Content-Length and Transfer-Encoding: chunked gets 400 and the connection closes",
+			oursStatus: []string{"HTTP/1.1 400 Bad Request: both Transfer-Encoding and Content-Length"},
+		},
+		{
 			name:       "handler panics",
 			parts:      []string{"GET /panic HTTP/1.1\r\nHost: x\r\n\r\n" + get},
 			documented: "A handler that panics before its response left gets 500 with Connection: close",
