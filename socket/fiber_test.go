@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -769,7 +770,9 @@ func TestDialTriesEachAddress(t *testing.T) {
 		}
 		defer ln.Close()
 		refused := netip.MustParseAddr("127.0.0.2") // the listener is on 127.0.0.1 alone
-		lookupNetIP = func(context.Context, string, string) ([]netip.Addr, error) {
+		var asked []string
+		lookupNetIP = func(_ context.Context, network, _ string) ([]netip.Addr, error) {
+			asked = append(asked, network)
 			return []netip.Addr{refused, netip.MustParseAddr("127.0.0.1")}, nil
 		}
 		defer func() { lookupNetIP = net.DefaultResolver.LookupNetIP }()
@@ -781,6 +784,28 @@ func TestDialTriesEachAddress(t *testing.T) {
 		defer c.Close()
 		if ra := c.RemoteAddr().(*net.TCPAddr); !ra.IP.Equal(net.IPv4(127, 0, 0, 1)) {
 			t.Errorf("connected to %v", ra)
+		}
+		// The resolver is asked for the network's family alone, as net's.
+		if c, err := Dial(l, "tcp", net.JoinHostPort("two.example", port)); err == nil {
+			c.Close()
+		}
+		if want := []string{"ip4", "ip"}; !slices.Equal(asked, want) {
+			t.Errorf("the resolver was asked for %q, want %q", asked, want)
+		}
+	})
+}
+
+// A port given by its service name is the service's, as net's: a dial to
+// "http" names port 80 (refused here, unless something listens there).
+func TestDialServiceName(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		c, err := Dial(l, "tcp4", "127.0.0.254:http")
+		if err == nil {
+			c.Close()
+			return
+		}
+		if !strings.Contains(err.Error(), "127.0.0.254:80") {
+			t.Errorf("Dial of port http: %v, want a dial of port 80", err)
 		}
 	})
 }
