@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -565,6 +566,11 @@ func (globalOptionsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", "0")
 	if r.ContentLength != 0 {
 		mb := http.MaxBytesReader(w, r.Body, 4<<10)
-		io.Copy(io.Discard, mb)
+		// A body over the limit closes the connection, as net/http's
+		// MaxBytesReader makes it (that hook is unexported: said here).
+		var tooLarge *http.MaxBytesError
+		if _, err := io.Copy(io.Discard, mb); errors.As(err, &tooLarge) {
+			w.Header().Set("Connection", "close")
+		}
 	}
 }

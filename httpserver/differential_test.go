@@ -378,6 +378,8 @@ func diffCases() []diffCase {
 		one("absolute-form target, no Host", "GET http://example.com/info HTTP/1.1\r\n\r\n"),
 		one("OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n"+get),
 		one("OPTIONS * with a body", "OPTIONS * HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"+get),
+		one("OPTIONS * with a body over 4 KiB", "OPTIONS * HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"+strings.Repeat("o", 5000)+get),
+		one("OPTIONS * with a chunked body", "OPTIONS * HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"+get),
 		one("obs-fold", "GET /info HTTP/1.1\r\nHost: x\r\nX-Fold: a\r\n b\r\n\r\n"+get),
 		one("bare LF line endings", "GET /info HTTP/1.1\nHost: x\nX-A: b\n\n"+get),
 		one("NUL in a header value", "GET / HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n"),
