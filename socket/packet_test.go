@@ -599,6 +599,8 @@ func TestPacketBadInput(t *testing.T) {
 		port0 := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
 		cases := []badInput{
 			{"port 0", second(u4.WriteTo([]byte("x"), port0)), []string{"127.0.0.1:0", "sendto"}, nil},
+			{"port 0, WriteToUDP", second(u4.WriteToUDP([]byte("x"), port0)), []string{"127.0.0.1:0", "sendto"}, nil},
+			{"nil *UDPAddr, WriteMsgUDP", third(u4.WriteMsgUDP([]byte("x"), nil, nil)), []string{"missing address"}, nil},
 			{"port -1", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: -1})), []string{"invalid port"}, nil},
 			{"port 65536", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1 << 16})), []string{"invalid port"}, nil},
 			{"nil addr", second(u4.WriteTo([]byte("x"), nil)), []string{"invalid argument"}, syscall.EINVAL},
@@ -621,6 +623,8 @@ func TestPacketBadInput(t *testing.T) {
 			var oe *net.OpError
 			if !errors.As(c.err, &oe) {
 				t.Errorf("%s: %v is not a *net.OpError", c.name, c.err)
+			} else if a, ok := oe.Addr.(*net.UDPAddr); ok && a == nil {
+				t.Errorf("%s: %v names a nil *net.UDPAddr, where net's names none", c.name, c.err)
 			}
 			for _, w := range c.want { // in any case: Winsock's words start with a capital
 				if !strings.Contains(strings.ToLower(c.err.Error()), strings.ToLower(w)) {
