@@ -600,6 +600,7 @@ func TestPacketBadInput(t *testing.T) {
 		cases := []badInput{
 			{"port 0", second(u4.WriteTo([]byte("x"), port0)), []string{"127.0.0.1:0", "sendto"}, nil},
 			{"port 0, WriteToUDP", second(u4.WriteToUDP([]byte("x"), port0)), []string{"127.0.0.1:0", "sendto"}, nil},
+			{"port 0, WriteToUDPAddrPort", second(u4.WriteToUDPAddrPort([]byte("x"), port0.AddrPort())), []string{"127.0.0.1:0", "sendto"}, nil},
 			{"nil *UDPAddr, WriteMsgUDP", third(u4.WriteMsgUDP([]byte("x"), nil, nil)), []string{"missing address"}, nil},
 			{"port -1", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: -1})), []string{"invalid port"}, nil},
 			{"port 65536", second(u4.WriteTo([]byte("x"), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1 << 16})), []string{"invalid port"}, nil},
