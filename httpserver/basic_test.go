@@ -46,6 +46,33 @@ func TestHello(t *testing.T) {
 	})
 }
 
+// The Date field is the second the response was made in, also on a
+// loop that made another response in an earlier second (the value is
+// kept for a second, not longer).
+func TestDateIsNow(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello})
+		cl := client(t)
+		for i := range 2 {
+			if i > 0 {
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
+			}
+			before := time.Now().Truncate(time.Second)
+			resp, err := cl.Get(ts.url + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodyString(t, resp)
+			after := time.Now()
+			date, err := http.ParseTime(resp.Header.Get("Date"))
+			if err != nil || date.Before(before) || date.After(after) {
+				t.Errorf("response %d: Date %q (%v), want a time from %v to %v", i, resp.Header.Get("Date"), err, before.UTC(), after.UTC())
+			}
+		}
+	})
+}
+
 // Keep-alive: one client's sequential requests share one connection.
 func TestKeepAlive(t *testing.T) {
 	watchdog(t, time.Minute)
