@@ -249,6 +249,11 @@ func TestPacketDial(t *testing.T) {
 			} else if n, _, err := srv.ReadFrom(buf); err != nil || string(buf[:n]) != "msg" {
 				t.Errorf("the peer read %q, %v; want the WriteMsgUDP's datagram", buf[:n], err)
 			}
+			if _, err := pc.Write([]byte("pc")); err != nil {
+				t.Errorf("PacketConn's Write to the peer of a connected socket: %v", err)
+			} else if n, _, err := srv.ReadFrom(buf); err != nil || string(buf[:n]) != "pc" {
+				t.Errorf("the peer read %q, %v; want the PacketConn's Write", buf[:n], err)
+			}
 			srv.WriteTo([]byte("again"), from)
 			n, ap, err := pc.ReadFromUDPAddrPort(buf)
 			if err != nil || string(buf[:n]) != "again" || ap != srv.LocalAddr().(*net.UDPAddr).AddrPort() {
