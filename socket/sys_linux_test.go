@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/revoltgo/eventloop/core"
 	"golang.org/x/sys/unix"
@@ -149,6 +151,36 @@ func TestListenUnixAutobind(t *testing.T) {
 			if name := a.String(); len(name) != 6 || name[0] != '@' {
 				t.Errorf("%s bound to the empty name says %q, want the kernel's name, as net's", a.Network(), name)
 			}
+		}
+	})
+}
+
+// A datagram may go to an abstract unix name that fills the whole
+// sun_path (108 bytes, its leading "@" the NUL), as net's may, here one
+// that net's socket holds; a name of 109 bytes is refused.
+func TestUnixgramToAFullAbstractName(t *testing.T) {
+	full := fmt.Sprintf("@%0107d", os.Getpid())
+	nc, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: full, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		c, err := ListenPacket(l, "unixgram", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.WriteToUnix([]byte("full"), &net.UnixAddr{Name: full, Net: "unixgram"}); err != nil {
+			t.Fatalf("WriteToUnix to an abstract name of 108 bytes: %v", err)
+		}
+		buf := make([]byte, 8)
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if n, _, err := nc.ReadFromUnix(buf); err != nil || string(buf[:n]) != "full" {
+			t.Errorf("net's socket read %q, %v", buf[:n], err)
+		}
+		if _, err := c.WriteToUnix([]byte("x"), &net.UnixAddr{Name: full + "0", Net: "unixgram"}); err == nil {
+			t.Error("WriteToUnix to an abstract name of 109 bytes: no error")
 		}
 	})
 }
