@@ -151,9 +151,13 @@ func TestReadFromShortFile(t *testing.T) {
 		ours, peer := pair(t, l)
 		runLoop(t, l)
 		got := drain(peer, len(data))
-		n, err := ours.ReadFrom(&io.LimitedReader{R: f, N: 1 << 20})
+		lr := &io.LimitedReader{R: f, N: 1 << 20}
+		n, err := ours.ReadFrom(lr)
 		if n != int64(len(data)) || err != nil {
 			t.Fatalf("ReadFrom: %d, %v; want %d, nil", n, err, len(data))
+		}
+		if want := int64(1<<20 - len(data)); lr.N != want {
+			t.Errorf("the LimitedReader's N after ReadFrom: %d, want %d (what io.Copy leaves)", lr.N, want)
 		}
 		if !bytes.Equal(<-got, data) {
 			t.Fatal("the peer got other bytes than the file's")
