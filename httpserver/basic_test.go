@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -679,6 +680,41 @@ func TestHijackKeepsBytesPastTheReadBuffer(t *testing.T) {
 		line, err := rc.r.ReadString('\n')
 		if want := fmt.Sprintf("%x\n", sha256.Sum256(payload)); line != want || err != nil {
 			t.Errorf("the bytes behind the request hashed, by the hijacker: %q, %v; want %q", line, err, want)
+		}
+	})
+}
+
+// A handler's header fields go out sorted by name, as net/http's server
+// writes them (Header.Write's order), whatever order they were set in.
+func TestHeaderFieldsSorted(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		names := []string{"X-Zeta", "X-Alpha", "X-Mu", "X-Beta", "X-Omega", "X-Delta"}
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, k := range names {
+				w.Header().Set(k, "1")
+			}
+			io.WriteString(w, "sorted")
+		})})
+		rc := dialRaw(t, ts.addr)
+		for range 5 {
+			rc.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			var got []string
+			for {
+				line, err := rc.r.ReadString('\n')
+				if err != nil {
+					t.Fatal(err)
+				}
+				if line == "\r\n" {
+					break
+				}
+				if strings.HasPrefix(line, "X-") {
+					got = append(got, strings.SplitN(line, ":", 2)[0])
+				}
+			}
+			io.ReadFull(rc.r, make([]byte, len("sorted")))
+			if !slices.IsSorted(got) || len(got) != len(names) {
+				t.Fatalf("the handler's fields in the order %q, want sorted", got)
+			}
 		}
 	})
 }

@@ -179,6 +179,10 @@ var diffWriters = map[string]http.HandlerFunc{
 	"/w/299": func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(299)
 	},
+	"/w/blank-value": func(w http.ResponseWriter, r *http.Request) { // trimmed to nothing
+		w.Header().Set("X-Blank", " \t ")
+		io.WriteString(w, "blank")
+	},
 	"/w/600": func(w http.ResponseWriter, r *http.Request) { // the first code past the table of texts
 		w.WriteHeader(600)
 		io.WriteString(w, "past")
