@@ -371,3 +371,58 @@ func TestServeStopServingFromAnotherGoroutine(t *testing.T) {
 		}
 	})
 }
+
+// Runs that suspend hold their parts of the loop's read buffer, and a
+// read that finds too little room behind them goes to a fresh buffer:
+// conns enough to fill the buffer with held parts, and two more, all get
+// their bytes, and every run's bytes stay as they came until it returns.
+func TestServeRunsHoldTheirParts(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		const conns = serveBufSize/serveMinRead + 2
+		var waiting []*core.Suspension
+		arrived := make(chan int, conns)
+		for i := range conns {
+			a, b := pair(t, l)
+			msg := bytes.Repeat([]byte{byte('a' + i)}, serveMinRead)
+			if err := a.Serve(func(c *Conn, in []byte, err error) int {
+				if err != nil {
+					return 0
+				}
+				if len(in) < len(msg) {
+					return 0 // the rest to come
+				}
+				kept := bytes.Clone(in)
+				s := l.Suspension()
+				waiting = append(waiting, s)
+				arrived <- i
+				s.Suspend()
+				if !bytes.Equal(in, kept) {
+					t.Errorf("conn %d: its bytes changed while its run was suspended", i)
+				}
+				c.Close()
+				return len(in)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			go b.Write(msg)
+		}
+		runLoop(t, l)
+		for range conns {
+			select {
+			case <-arrived:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("only %d of %d runs got their bytes", len(arrived), conns)
+			}
+		}
+		done := make(chan struct{})
+		l.Post(func() {
+			for _, s := range waiting {
+				s.Resume(nil)
+			}
+			close(done)
+		})
+		<-done
+	})
+}
