@@ -91,14 +91,7 @@ func acceptBackOffEnds(t *testing.T, l *core.Loop, caller, from string, before b
 		}
 		defer func() { testHookBackoff = nil }()
 	}
-	accepted := make(chan error, 1)
-	accept := func() {
-		c, err := ln.Accept()
-		if c != nil {
-			c.Close()
-		}
-		accepted <- err
-	}
+	accept, accepted := acceptOnce(ln)
 	switch caller {
 	case "goroutine":
 		go accept()
@@ -163,14 +156,7 @@ func TestAcceptBackOffOver(t *testing.T) {
 				var sleeps atomic.Int32
 				testHookBackoff = func() { sleeps.Add(1) }
 				defer func() { testHookBackoff = nil }()
-				accepted := make(chan error, 1)
-				accept := func() {
-					c, err := ln.Accept()
-					if c != nil {
-						c.Close()
-					}
-					accepted <- err
-				}
+				accept, accepted := acceptOnce(ln)
 				if caller == "goroutine" {
 					accept()
 				} else {
@@ -236,4 +222,17 @@ func TestAcceptBackOffGivenUp(t *testing.T) {
 			t.Fatalf("the loop still holds callbacks (%v): the sleep's timer was left on it", ids)
 		}
 	})
+}
+
+// acceptOnce returns a call of ln.Accept that closes the conn it gets, if
+// any, and the channel that takes its error.
+func acceptOnce(ln *Listener) (accept func(), accepted <-chan error) {
+	ch := make(chan error, 1)
+	return func() {
+		c, err := ln.Accept()
+		if c != nil {
+			c.Close()
+		}
+		ch <- err
+	}, ch
 }

@@ -109,8 +109,7 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 // it: the socket's family spelled out ("tcp4" for an IPv4 socket of
 // "tcp").
 func ctrlNetwork(network string, family int) string {
-	switch network[len(network)-1] {
-	case '4', '6':
+	if ipVersion(network) != 0 {
 		return network
 	}
 	if family == afInet {
