@@ -20,6 +20,11 @@
 #   --tags TAGS                build tags, as go test -tags
 #   --no-select                run the package's whole tests for every
 #                              mutant, not first the tests that reach it
+#   --keep DIR                 keep the logs, the test index and the list
+#                              of step-1 hangs in DIR (made if missing)
+#                              instead of a temporary directory removed on
+#                              exit: a run stopped halfway can then still
+#                              be counted
 #
 # How gremlins meets the project's tests: it copies the module, applies one
 # mutant and runs `go test -failfast` on the mutated package alone (no
@@ -58,6 +63,7 @@ only=
 coefficient=
 tags=
 selection=1
+keep=
 pkgs=()
 named=1
 while [ $# -gt 0 ]; do
@@ -70,6 +76,7 @@ while [ $# -gt 0 ]; do
 		coefficient=$2; shift 2 ;;
 	--tags) [ $# -ge 2 ] || usage "--tags needs a list"; tags=$2; shift 2 ;;
 	--no-select) selection=0; shift ;;
+	--keep) [ $# -ge 2 ] || usage "--keep needs a directory"; keep=$2; shift 2 ;;
 	-h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) usage "unknown option $1" ;;
 	*) pkgs+=("$1"); shift ;;
@@ -135,8 +142,14 @@ if ! go version -m "$gremlins" 2>/dev/null | grep -q 'github.com/go-gremlins/gre
 	go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0 || exit 1
 fi
 
-logdir=$(mktemp -d)
-trap 'rm -rf "$logdir"' EXIT
+if [ -n "$keep" ]; then
+	mkdir -p "$keep" || usage "--keep: cannot make $keep"
+	logdir=$(cd "$keep" && pwd)
+	rm -rf "$logdir/bin"
+else
+	logdir=$(mktemp -d)
+	trap 'rm -rf "$logdir"' EXIT
+fi
 
 # index DIR OUT TIMES: for every test and example of the package in DIR,
 # the lines it reached when it ran alone, as lines "file first last test"
