@@ -426,3 +426,119 @@ func TestServeRunsHoldTheirParts(t *testing.T) {
 		<-done
 	})
 }
+
+// A Handler that waits for a message longer than the loop's buffer gets
+// it whole, in order, run after run: the bytes it keeps go to the loop's
+// buffer while they leave a read its room there, and grow where they are
+// kept past that, however the buffer is shared. Another conn's run holds
+// part of the buffer meanwhile, so that a read behind it is short of
+// room unless the kept bytes are counted in what is asked for.
+func TestServeKeepsALongMessage(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		const held = 40 << 10
+		pieces := []int{30 << 10, 10 << 10, 20 << 10, 20 << 10, 20 << 10}
+		total := 0
+		for _, n := range pieces {
+			total += n
+		}
+		msg := make([]byte, total+1)
+		for i := range total {
+			msg[i] = byte('a' + i%23)
+		}
+		msg[total] = '\n'
+
+		// a's run suspends holding the first held bytes of a buffer.
+		a, aPeer := pair(t, l)
+		holding := &turns{l: l}
+		var resumeA *core.Suspension
+		if err := a.Serve(func(c *Conn, in []byte, err error) int {
+			if err != nil || len(in) < held {
+				return 0
+			}
+			kept := bytes.Clone(in)
+			resumeA = l.Suspension()
+			holding.done()
+			resumeA.Suspend()
+			if !bytes.Equal(in, kept) {
+				t.Error("a's bytes changed while its run was suspended")
+			}
+			c.Close()
+			return len(in)
+		}); err != nil {
+			t.Fatal(err)
+		}
+
+		// b keeps all it gets until the message's end.
+		b, bPeer := pair(t, l)
+		tu := &turns{l: l}
+		have, whole := 0, false
+		var bErr error
+		if err := b.Serve(func(c *Conn, in []byte, err error) int {
+			defer tu.done()
+			if err != nil {
+				bErr = err
+				return 0
+			}
+			have = len(in)
+			if len(in) > len(msg) || !bytes.Equal(in, msg[:len(in)]) {
+				t.Errorf("a run of b got %d bytes that are not the message's first", len(in))
+				c.Close()
+				return 0
+			}
+			if len(in) < len(msg) {
+				return 0
+			}
+			whole = true
+			c.Close()
+			return len(in)
+		}); err != nil {
+			t.Fatal(err)
+		}
+
+		fiber(l, func() {
+			defer func() {
+				if resumeA != nil {
+					resumeA.Resume(nil)
+				}
+			}()
+			sent := 0
+			send := func(n int) bool {
+				if _, err := bPeer.Write(msg[sent : sent+n]); err != nil {
+					t.Error(err)
+					return false
+				}
+				sent += n
+				for have < sent && bErr == nil && !whole {
+					tu.wait()
+				}
+				if bErr != nil && !whole {
+					t.Errorf("b's Handler got %v after %d of the message's %d bytes", bErr, have, len(msg))
+					return false
+				}
+				return true
+			}
+			if !send(pieces[0]) {
+				return
+			}
+			if _, err := aPeer.Write(make([]byte, held)); err != nil {
+				t.Error(err)
+				return
+			}
+			for resumeA == nil {
+				holding.wait()
+			}
+			for _, n := range append(pieces[1:], 1) {
+				if !send(n) {
+					return
+				}
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if !whole {
+			t.Errorf("b's Handler saw %d of the message's %d bytes", have, len(msg))
+		}
+	})
+}
