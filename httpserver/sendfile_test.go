@@ -179,3 +179,61 @@ func TestFileToStalledClient(t *testing.T) {
 		}
 	})
 }
+
+// io.Copy into the ResponseWriter from a source that is not a file (its
+// ReadFrom, past the first 512 bytes, hands the rest to the socket): a
+// source longer than the Content-Length the handler declared is cut at it,
+// so its tail cannot run into the next response (net/http's would send
+// it), whether it comes bare or inside an io.LimitedReader; a response of
+// unknown length to HTTP/1.0 carries the whole source, then the
+// connection closes. io.Copy counts what was sent.
+func TestCopyToResponseOfKnownLength(t *testing.T) {
+	watchdog(t, time.Minute)
+	const length, long = 20 << 10, 40 << 10
+	src := bytes.Repeat([]byte("0123456789abcdef"), long/16)
+	// bare hides bytes.Reader's WriteTo, which io.Copy would prefer to
+	// the ResponseWriter's ReadFrom.
+	type bare struct{ io.Reader }
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		counts := make(chan string, 3)
+		copyTo := func(w http.ResponseWriter, r io.Reader) {
+			n, err := io.Copy(w, r)
+			counts <- fmt.Sprintf("%d %v", n, err)
+		}
+		mux := http.NewServeMux()
+		mux.HandleFunc("/long", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(length))
+			copyTo(w, bare{bytes.NewReader(src)})
+		})
+		mux.HandleFunc("/limited", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(length))
+			copyTo(w, io.LimitReader(bare{bytes.NewReader(src)}, long))
+		})
+		mux.HandleFunc("/unknown", func(w http.ResponseWriter, r *http.Request) {
+			copyTo(w, bare{bytes.NewReader(src)})
+		})
+		ts := serve(t, l, &Server{Handler: mux})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "GET /long HTTP/1.1\r\nHost: x\r\n\r\nGET /limited HTTP/1.1\r\nHost: x\r\n\r\nGET /unknown HTTP/1.0\r\n\r\n")
+		for _, want := range []struct {
+			path  string
+			body  []byte
+			count string
+		}{
+			{"/long", src[:length], fmt.Sprint(length, " <nil>")},
+			{"/limited", src[:length], fmt.Sprint(length, " <nil>")},
+			{"/unknown", src, fmt.Sprint(long, " <nil>")},
+		} {
+			resp := rc.response(t, "GET")
+			if body := bodyString(t, resp); resp.StatusCode != 200 || body != string(want.body) {
+				t.Errorf("%s: %d, %d bytes; want 200 and %d bytes of the source", want.path, resp.StatusCode, len(body), len(want.body))
+			}
+			if got := <-counts; got != want.count {
+				t.Errorf("%s: io.Copy gave %s, want %s", want.path, got, want.count)
+			}
+		}
+		if ok, why := rc.closed(5 * time.Second); !ok {
+			t.Errorf("after the HTTP/1.0 response of unknown length: %s", why)
+		}
+	})
+}
