@@ -3,6 +3,7 @@
 package httpserver
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -69,6 +70,39 @@ func TestReadTimeout(t *testing.T) {
 		}
 		ts.waitOpen(t, 0)
 	})
+}
+
+// A body that comes after the header, in time, is read: the handler
+// reads it from the socket under the deadline ReadTimeout set from the
+// request's start (a deadline counted from no start at all has passed),
+// or under none when only WriteTimeout is set.
+func TestReadTimeoutLeavesTimeForTheBody(t *testing.T) {
+	watchdog(t, time.Minute)
+	for _, c := range []struct {
+		name string
+		srv  func() *Server
+	}{
+		{"ReadTimeout", func() *Server { return &Server{ReadTimeout: time.Minute} }},
+		{"WriteTimeout", func() *Server { return &Server{WriteTimeout: time.Minute} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				srv := c.srv()
+				srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					b, err := io.ReadAll(r.Body)
+					fmt.Fprintf(w, "%q %v", b, err)
+				})
+				ts := serve(t, l, srv)
+				rc := dialRaw(t, ts.addr)
+				rc.send(t, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+				time.Sleep(20 * time.Millisecond)
+				rc.send(t, "abcdefghij")
+				if got := bodyString(t, rc.response(t, "POST")); got != `"abcdefghij" <nil>` {
+					t.Errorf("the handler read %s, want the body", got)
+				}
+			})
+		})
+	}
 }
 
 // WriteTimeout bounds writing the response: a client that does not read
