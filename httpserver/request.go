@@ -33,8 +33,8 @@ func badRequest(text string) error { return statusError{http.StatusBadRequest, t
 // readRequest reads the next request, with rs's context.
 func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 	srv := c.srv
-	var t0 time.Time
-	if srv.ReadTimeout > 0 || srv.WriteTimeout > 0 {
+	var t0 time.Time // the request's start, whence ReadTimeout counts
+	if srv.ReadTimeout > 0 {
 		t0 = time.Now()
 	}
 	c.cr.remain = srv.initialReadLimit()
