@@ -184,3 +184,42 @@ func TestUnixgramToAFullAbstractName(t *testing.T) {
 		}
 	})
 }
+
+// An abstract unix name that fills the whole sun_path (108 bytes) may be
+// listened on, dialed and bound, as net's may; one of 109 bytes is
+// refused.
+func TestListenAndDialAFullAbstractName(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		full := fmt.Sprintf("@%0107d", os.Getpid())
+		ln, err := Listen(l, "unix", full)
+		if err != nil {
+			t.Fatalf("Listen on an abstract name of 108 bytes: %v", err)
+		}
+		defer ln.Close()
+		if got := ln.Addr().String(); got != full {
+			t.Errorf("the listener says %q, want %q", got, full)
+		}
+		nc, err := net.Dial("unix", full)
+		if err != nil {
+			t.Fatalf("net.Dial to it: %v", err)
+		}
+		nc.Close()
+		c, err := Dial(l, "unix", full)
+		if err != nil {
+			t.Fatalf("Dial to an abstract name of 108 bytes: %v", err)
+		}
+		if got := c.RemoteAddr().String(); got != full {
+			t.Errorf("the dialed conn's peer says %q, want %q", got, full)
+		}
+		c.Close()
+		pc, err := ListenPacket(l, "unixgram", full)
+		if err != nil {
+			t.Fatalf("ListenPacket on an abstract name of 108 bytes: %v", err)
+		}
+		pc.Close()
+		if ln, err := Listen(l, "unix", full+"0"); err == nil {
+			ln.Close()
+			t.Error("Listen on an abstract name of 109 bytes: no error")
+		}
+	})
+}

@@ -94,14 +94,38 @@ func wrapSyscall(call string, err error) error { return os.NewSyscallError(call,
 func errnoErr(e syscall.Errno) error { return e }
 
 func sysClose(s int) error                         { return unix.Close(s) }
-func sysBind(s int, sa sockaddr) error             { return unix.Bind(s, sa) }
 func sysListen(s, backlog int) error               { return unix.Listen(s, backlog) }
-func sysConnect(s int, sa sockaddr) error          { return unix.Connect(s, sa) }
 func sysShutdown(s, how int) error                 { return unix.Shutdown(s, how) }
 func sysGetsockname(s int) (sockaddr, error)       { return unix.Getsockname(s) }
 func sysGetpeername(s int) (sockaddr, error)       { return unix.Getpeername(s) }
 func setsockoptInt(s, level, opt, v int) error     { return unix.SetsockoptInt(s, level, opt, v) }
 func getsockoptInt(s, level, opt int) (int, error) { return unix.GetsockoptInt(s, level, opt) }
+
+func sysBind(s int, sa sockaddr) error {
+	if u := fullAbstract(sa); u != nil {
+		return syscall.Bind(s, u)
+	}
+	return unix.Bind(s, sa)
+}
+
+func sysConnect(s int, sa sockaddr) error {
+	if u := fullAbstract(sa); u != nil {
+		return syscall.Connect(s, u)
+	}
+	return unix.Connect(s, sa)
+}
+
+// fullAbstract is sa as package syscall's address when it is an abstract
+// unix name that fills the whole sun_path: golang.org/x/sys/unix refuses
+// it, for want of room for a NUL that such a name does not have, where
+// syscall (and so net) takes it. Nil for any other address.
+func fullAbstract(sa sockaddr) *syscall.SockaddrUnix {
+	u, ok := sa.(*sockaddrUnix)
+	if !ok || len(u.Name) != len(rawSockaddrUnix{}.Path) || (u.Name[0] != '@' && u.Name[0] != 0) {
+		return nil
+	}
+	return &syscall.SockaddrUnix{Name: u.Name}
+}
 
 // unixSockets says whether the system has unix sockets: nil here.
 func unixSockets() error { return nil }
