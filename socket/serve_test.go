@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -539,6 +540,54 @@ func TestServeKeepsALongMessage(t *testing.T) {
 		}
 		if !whole {
 			t.Errorf("b's Handler saw %d of the message's %d bytes", have, len(msg))
+		}
+	})
+}
+
+// A Handler that panics while it waits for a long message (kept past the
+// loop's buffer) is treated as any that panics: its panic is the one
+// reported, and its conn is closed.
+func TestServeHandlerPanicsWithALongMessageKept(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		const long = serveBufSize - serveMinRead + 1<<10
+		a, peer := pair(t, l)
+		tu := &turns{l: l}
+		have := 0
+		if err := a.Serve(func(c *Conn, in []byte, err error) int {
+			defer tu.done()
+			if err != nil {
+				return 0
+			}
+			have = len(in)
+			if bytes.HasSuffix(in, []byte("boom")) {
+				panic("boom with " + strconv.Itoa(len(in)) + " bytes")
+			}
+			return 0
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var reported error
+		l.SetErrorHandler(func(err error) { reported = err })
+		fiber(l, func() {
+			if _, err := peer.Write(make([]byte, long)); err != nil {
+				t.Error(err)
+				return
+			}
+			for have < long {
+				tu.wait()
+			}
+			peer.Write([]byte("boom"))
+			if n, err := peer.Read(make([]byte, 8)); err != io.EOF {
+				t.Errorf("the peer read %d, %v; want io.EOF (the conn closed)", n, err)
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		var ue *core.UncaughtError
+		if want := "boom with " + strconv.Itoa(long+4) + " bytes"; !errors.As(reported, &ue) || fmt.Sprint(ue.Value) != want {
+			t.Errorf("reported %v, want a *core.UncaughtError of %q", reported, want)
 		}
 	})
 }
