@@ -378,6 +378,37 @@ func TestExpectContinue(t *testing.T) {
 	})
 }
 
+// A handler that answers 101 to a request that expects 100-continue
+// sends the 100 Continue ahead of the 101 (doc.go, where it differs from
+// net/http), never behind it, where it would fall into the protocol
+// switched to: a client that waits for the 100 before its body gets it,
+// then the 101, then the next response.
+func TestContinueAhead101(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == "POST" {
+				w.WriteHeader(http.StatusSwitchingProtocols)
+				io.ReadAll(r.Body)
+				return
+			}
+			io.WriteString(w, "next")
+		})})
+		rc := dialRaw(t, ts.addr)
+		rc.send(t, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+		if resp := rc.response(t, "POST"); resp.StatusCode != http.StatusContinue {
+			t.Fatalf("first response %s, want 100", resp.Status)
+		}
+		rc.send(t, "helloGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp := rc.response(t, "POST"); resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("second response %s, want 101", resp.Status)
+		}
+		if resp := rc.response(t, "GET"); resp.StatusCode != 200 || bodyString(t, resp) != "next" {
+			t.Errorf("the response after the 101: %s, want the GET's 200", resp.Status)
+		}
+	})
+}
+
 type countingReader struct {
 	r io.Reader
 	n int

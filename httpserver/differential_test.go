@@ -79,6 +79,11 @@ var diffHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) 
 		w.WriteHeader(http.StatusEarlyHints)
 		w.Header().Del("Link")
 		io.WriteString(w, "after hints")
+	case "/1xx-then-read": // an informational status, then the body read
+		code, _ := strconv.Atoi(r.URL.Query().Get("code"))
+		w.WriteHeader(code)
+		b, err := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "read %q %v", b, err)
 	case "/short": // declares more than it writes
 		w.Header().Set("Content-Length", "10")
 		io.WriteString(w, "abc")
@@ -335,6 +340,16 @@ func diffCases() []diffCase {
 		one("POST body unread, medium, Expect 100-continue", "POST /noread HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: "+strconv.Itoa(len(medium))+"\r\n\r\n"+medium+get),
 		{name: "Expect 100-continue, body read", parts: []string{
 			"POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", "hello" + get}},
+		// An informational status other than 100 leaves the 100 Continue
+		// to the body's read; 100 itself sends it.
+		{name: "Expect 100-continue, 103 first, body read", parts: []string{
+			"POST /1xx-then-read?code=103 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", "hello" + get}},
+		{name: "Expect 100-continue, 199 first, body read", parts: []string{
+			"POST /1xx-then-read?code=199 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", "hello" + get}},
+		{name: "Expect 100-continue, 101 written, body read", parts: []string{
+			"POST /1xx-then-read?code=101 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", "hello" + get}},
+		{name: "Expect 100-continue, 100 written, body read", parts: []string{
+			"POST /1xx-then-read?code=100 HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", "hello" + get}},
 		one("Expect 100-continue, body not read", "POST /deny HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n"),
 		one("Expect 100-continue, body sent anyway, not read", "POST /noread HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello"+get),
 		one("Expect 100-continue on HTTP/1.0", "POST /echo HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello"),

@@ -134,6 +134,10 @@
 //     so that the close cannot reset the connection under the response.
 //     net/http does so only after a body given up as too large; after
 //     the others its client may see a reset instead of the response.
+//   - A handler that answers 101 Switching Protocols to a request that
+//     expects 100-continue sends 100 Continue at once, ahead of the 101,
+//     where net/http sends it ahead of the 101 when the body is first
+//     read, and not at all if it is not.
 //   - HTTP/1 only: no HTTP/2 (ServeTLS leaves h2 out of ALPN).
 //     BaseContext and ConnContext are not offered (the request's context
 //     carries the loop, the local address and its cancellation).

@@ -119,6 +119,13 @@ func (w *response) WriteHeader(code int) {
 	if code < 100 || code > 999 {
 		panic("invalid WriteHeader code " + strconv.Itoa(code))
 	}
+	if code == http.StatusSwitchingProtocols && w.canWriteContinue {
+		// The body's read would send its 100 Continue behind the 101's
+		// header, into the protocol switched to: it goes now, ahead of
+		// it, as net/http's goes ahead of the 101 it holds back.
+		w.writeContinue()
+		w.canWriteContinue = false
+	}
 	if code < 101 || code > 199 {
 		// A 100 Continue or any final status: the body reader will not
 		// send one any more.
