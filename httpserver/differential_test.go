@@ -162,6 +162,16 @@ var diffWriters = map[string]http.HandlerFunc{
 		w.Header().Set("Upgrade", "foo")
 		w.WriteHeader(http.StatusSwitchingProtocols)
 	},
+	"/w/upgrade-headers-200": func(w http.ResponseWriter, r *http.Request) { // an upgrade's fields, no switch
+		w.Header().Set("Connection", "Upgrade")
+		w.Header().Set("Upgrade", "foo")
+		io.WriteString(w, "not switched")
+	},
+	"/w/upgrade-no-token": func(w http.ResponseWriter, r *http.Request) { // 101 whose Connection lacks the token
+		w.Header().Set("Connection", "keep-alive")
+		w.Header().Set("Upgrade", "foo")
+		w.WriteHeader(http.StatusSwitchingProtocols)
+	},
 	"/w/100": func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusContinue)
 		io.WriteString(w, "after 100")
@@ -501,6 +511,12 @@ func diffCases() []diffCase {
 			strconv.FormatInt(int64(len(atLimit)), 16) + "\r\n" + atLimit + "\r\n",
 		"0\r\n\r\n" + get,
 	}})
+	// A connection that closes after the response says so in place of
+	// the handler's Connection field, unless the response is an upgrade
+	// (101 with Upgrade and the token in Connection).
+	for _, p := range []string{"/w/upgrade", "/w/upgrade-headers-200", "/w/upgrade-no-token"} {
+		cases = append(cases, one("Connection: close, GET "+p, "GET "+p+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+	}
 	paths := slices.Sorted(maps.Keys(diffWriters))
 	for _, p := range paths {
 		cases = append(cases,
