@@ -790,3 +790,68 @@ func TestDialedDatagramBroadcasts(t *testing.T) {
 		}
 	})
 }
+
+// A datagram socket of "udp" on the wildcard address is dual-stack, and
+// sends to an IPv4 address as to its v4-mapped form, as net's does: the
+// datagram reaches a socket bound to that IPv4 address, which sees the
+// sender as IPv4.
+func TestDualStackPacketToIPv4(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rc, err := ListenPacket(l, "udp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		c, err := ListenPacket(l, "udp", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fiber(l, func() {
+			if _, err := c.WriteTo([]byte("to v4"), rc.LocalAddr()); err != nil {
+				t.Errorf("WriteTo %v: %v", rc.LocalAddr(), err)
+				return
+			}
+			buf := make([]byte, 16)
+			rc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			n, from, err := rc.ReadFrom(buf)
+			if err != nil || string(buf[:n]) != "to v4" {
+				t.Errorf("the IPv4 socket read %q, %v", buf[:n], err)
+				return
+			}
+			if ua := from.(*net.UDPAddr); ua.IP.To4() == nil || ua.Port != c.LocalAddr().(*net.UDPAddr).Port {
+				t.Errorf("the sender seen as %v, want an IPv4 address and port %d", from, c.LocalAddr().(*net.UDPAddr).Port)
+			}
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// A zone given by number or by interface name becomes the socket
+// address's scope, and a scope reads back as its interface's name.
+func TestZones(t *testing.T) {
+	sa, err := inetSockaddr(afInet6, netip.MustParseAddrPort("[fe80::1%1]:80"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := sa.(*sockaddrInet6).ZoneId; id != 1 {
+		t.Errorf("zone %q: scope %d, want 1", "1", id)
+	}
+	ifs, err := net.Interfaces()
+	if err != nil || len(ifs) == 0 {
+		t.Skipf("no interfaces to name a zone after: %v", err)
+	}
+	ifi := ifs[len(ifs)-1]
+	if id := zoneID(ifi.Name); id != uint32(ifi.Index) {
+		t.Errorf("zone %q: scope %d, want %d", ifi.Name, id, ifi.Index)
+	}
+	if name := zoneName(uint32(ifi.Index)); name != ifi.Name {
+		t.Errorf("scope %d: zone %q, want %q", ifi.Index, name, ifi.Name)
+	}
+	if id := zoneID(""); id != 0 {
+		t.Errorf("no zone: scope %d, want 0", id)
+	}
+}

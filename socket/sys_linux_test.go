@@ -156,33 +156,38 @@ func TestListenUnixAutobind(t *testing.T) {
 }
 
 // A datagram may go to an abstract unix name that fills the whole
-// sun_path (108 bytes, its leading "@" the NUL), as net's may, here one
-// that net's socket holds; a name of 109 bytes is refused.
+// sun_path (108 bytes, its leading "@" the NUL), or all of it but the
+// byte a path's NUL would take, as net's may, here to names that net's
+// sockets hold; a name of 109 bytes is refused.
 func TestUnixgramToAFullAbstractName(t *testing.T) {
-	full := fmt.Sprintf("@%0107d", os.Getpid())
-	nc, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: full, Net: "unixgram"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	eachDriver(t, func(t *testing.T, l *core.Loop) {
-		c, err := ListenPacket(l, "unixgram", "")
+	for _, size := range []int{108, 107} {
+		name := fmt.Sprintf("@%0*d", size-1, os.Getpid())
+		nc, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: name, Net: "unixgram"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
-		if _, err := c.WriteToUnix([]byte("full"), &net.UnixAddr{Name: full, Net: "unixgram"}); err != nil {
-			t.Fatalf("WriteToUnix to an abstract name of 108 bytes: %v", err)
-		}
-		buf := make([]byte, 8)
-		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-		if n, _, err := nc.ReadFromUnix(buf); err != nil || string(buf[:n]) != "full" {
-			t.Errorf("net's socket read %q, %v", buf[:n], err)
-		}
-		if _, err := c.WriteToUnix([]byte("x"), &net.UnixAddr{Name: full + "0", Net: "unixgram"}); err == nil {
-			t.Error("WriteToUnix to an abstract name of 109 bytes: no error")
-		}
-	})
+		defer nc.Close()
+		t.Run(fmt.Sprintf("%d bytes", size), func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				c, err := ListenPacket(l, "unixgram", "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if _, err := c.WriteToUnix([]byte("full"), &net.UnixAddr{Name: name, Net: "unixgram"}); err != nil {
+					t.Fatalf("WriteToUnix to an abstract name of %d bytes: %v", size, err)
+				}
+				buf := make([]byte, 8)
+				nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+				if n, _, err := nc.ReadFromUnix(buf); err != nil || string(buf[:n]) != "full" {
+					t.Errorf("%d bytes: net's socket read %q, %v", size, buf[:n], err)
+				}
+				if _, err := c.WriteToUnix([]byte("x"), &net.UnixAddr{Name: fmt.Sprintf("@%0108d", 0), Net: "unixgram"}); err == nil {
+					t.Error("WriteToUnix to an abstract name of 109 bytes: no error")
+				}
+			})
+		})
+	}
 }
 
 // An abstract unix name that fills the whole sun_path (108 bytes) may be
