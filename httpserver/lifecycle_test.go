@@ -7,11 +7,14 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"path"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/internal/testloop"
+	"github.com/revoltgo/eventloop/socket"
 )
 
 // Handler panics, clients that vanish, Shutdown and Close.
@@ -307,5 +310,76 @@ func TestShutdownFromHandler(t *testing.T) {
 		}
 		c.response(t, "GET")
 		ts.waitOpen(t, 0)
+	})
+}
+
+// One Server serves on two loops at once, each connection on the loop of
+// its listener, and Close ends both Serves.
+func TestServeOnTwoLoops(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		l2 := testloop.New(t, path.Base(t.Name()))
+		loops := map[*core.Loop]string{l: "first", l2: "second"}
+		srv := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, loops[LoopFromContext(r.Context())])
+		})}
+		ts := serve(t, l, srv)
+		ln2, err := socket.Listen(l2, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		runLoop(t, l2)
+		served2 := make(chan error, 1)
+		go func() { served2 <- srv.Serve(l2, ln2) }()
+		t.Cleanup(func() {
+			srv.Close() // before serve's cleanup, which closes it again
+			if err := <-served2; !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("the second Serve returned %v, want http.ErrServerClosed", err)
+			}
+		})
+		for _, c := range []struct{ url, want string }{{ts.url, "first"}, {"http://" + ln2.Addr().String(), "second"}} {
+			resp, err := client(t).Get(c.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bodyString(t, resp); got != c.want {
+				t.Errorf("%s answered from the %s loop, want the %s", c.url, got, c.want)
+			}
+		}
+	})
+}
+
+// Serve called off the loop runs the loop while it waits: a panic of
+// another callback ends that run, and Serve returns it, as Run would; the
+// accept loop goes on when the loop runs again.
+func TestServeReturnsAnUncaughtPanic(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &Server{Handler: hello}
+		l.Delay(10*time.Millisecond, func(core.CallbackID) { panic("another callback's") })
+		err = srv.Serve(l, ln)
+		var ue *core.UncaughtError
+		if !errors.As(err, &ue) || ue.Value != "another callback's" {
+			t.Fatalf("Serve returned %v, want the other callback's panic", err)
+		}
+		served := make(chan error, 1)
+		go func() { served <- l.Run() }()
+		resp, err := client(t).Get("http://" + ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bodyString(t, resp); got != "Hello, World!" {
+			t.Errorf("after the run that the panic ended: %q", got)
+		}
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("the next Run: %v", err)
+		}
 	})
 }
