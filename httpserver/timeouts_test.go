@@ -136,3 +136,30 @@ func TestWriteTimeout(t *testing.T) {
 		ts.waitOpen(t, 0)
 	})
 }
+
+// ReadTimeout alone bounds the header's wait and the idle wait too, as
+// net/http's does when ReadHeaderTimeout and IdleTimeout are not set: a
+// header that stops coming, and a connection idle after its response,
+// are closed.
+func TestReadTimeoutAloneBoundsHeaderAndIdle(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serve(t, l, &Server{Handler: hello, ReadTimeout: 300 * time.Millisecond})
+		stalled := dialRaw(t, ts.addr)
+		stalled.send(t, "GET / HTTP/1.1\r\nHost: x\r\n")
+		idle := dialRaw(t, ts.addr)
+		idle.send(t, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		idle.response(t, "GET")
+		for _, c := range []struct {
+			name string
+			rc   *rawConn
+		}{{"a stalled header", stalled}, {"an idle connection", idle}} {
+			// 5 s: many times the timeout, and short of the one that the
+			// mutation script gives the test.
+			c.rc.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.ReadAll(c.rc.r); err != nil {
+				t.Fatalf("%s: %v, want the connection closed", c.name, err)
+			}
+		}
+	})
+}
