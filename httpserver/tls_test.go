@@ -299,6 +299,27 @@ func TestServeTLSStalledHandshakes(t *testing.T) {
 	})
 }
 
+// ServeTLS with no files serves the certificate that its TLSConfig
+// holds, as net/http's does.
+func TestServeTLSCertificateOfTheConfig(t *testing.T) {
+	watchdog(t, time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ts := serveTLS(t, l, &Server{Handler: hello, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}, "", "")
+		resp, err := tlsClient(t, pool).Get(ts.url + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bodyString(t, resp); got != "Hello, World!" {
+			t.Errorf("got %q", got)
+		}
+	})
+}
+
 // ServeTLS without a certificate fails, and closes the listener.
 func TestServeTLSNoCertificate(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
