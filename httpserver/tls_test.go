@@ -336,3 +336,47 @@ func TestServeTLSNoCertificate(t *testing.T) {
 		}
 	})
 }
+
+// The handshake's timeout is net/http's: the shortest of ReadHeaderTimeout,
+// ReadTimeout and WriteTimeout that are set, or none.
+func TestTLSHandshakeTimeout(t *testing.T) {
+	for _, c := range []struct {
+		srv  *Server
+		want time.Duration
+	}{
+		{&Server{}, 0},
+		{&Server{WriteTimeout: 5 * time.Second}, 5 * time.Second},
+		{&Server{ReadHeaderTimeout: 3 * time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 5 * time.Second}, 2 * time.Second},
+		{&Server{ReadHeaderTimeout: 3 * time.Second, WriteTimeout: time.Second}, time.Second},
+		{&Server{ReadHeaderTimeout: 4 * time.Second, ReadTimeout: 6 * time.Second}, 4 * time.Second},
+	} {
+		if got := c.srv.tlsHandshakeTimeout(); got != c.want {
+			t.Errorf("ReadHeaderTimeout %v, ReadTimeout %v, WriteTimeout %v: %v, want %v",
+				c.srv.ReadHeaderTimeout, c.srv.ReadTimeout, c.srv.WriteTimeout, got, c.want)
+		}
+	}
+}
+
+// The handshake's deadline ends with it: a response written after it
+// would have passed is sent (here ReadHeaderTimeout alone is set, which
+// sets no write deadline of its own).
+func TestTLSHandshakeDeadlineEnds(t *testing.T) {
+	watchdog(t, time.Minute)
+	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		const rht = 200 * time.Millisecond
+		ts := serveTLS(t, l, &Server{ReadHeaderTimeout: rht, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s := l.Suspension()
+			l.Delay(3*rht, func(core.CallbackID) { s.Resume(nil) })
+			s.Suspend()
+			io.WriteString(w, "late")
+		})}, certFile, keyFile)
+		resp, err := tlsClient(t, pool).Get(ts.url + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bodyString(t, resp); got != "late" {
+			t.Errorf("got %q, want the late answer", got)
+		}
+	})
+}
