@@ -383,3 +383,55 @@ func TestServeReturnsAnUncaughtPanic(t *testing.T) {
 		}
 	})
 }
+
+// Shutdown called off the loop runs the loop while it waits, as Serve
+// does: a panic of another callback that ends that run is returned, and
+// Shutdown returns then, its connection still open.
+func TestShutdownReturnsAnUncaughtPanic(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		inHandler := make(chan struct{})
+		var held *core.Suspension
+		srv := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			held = l.Suspension()
+			close(inHandler)
+			held.Suspend()
+			io.WriteString(w, "after")
+		})}
+		served := make(chan error, 1)
+		l.Defer(func(core.CallbackID) { served <- srv.Serve(l, ln) })
+		answered := make(chan string, 1)
+		go func() {
+			resp, err := client(t).Get("http://" + ln.Addr().String())
+			if err != nil {
+				answered <- err.Error()
+				return
+			}
+			answered <- bodyString(t, resp)
+		}()
+		if err := l.RunUntil(inHandler); err != nil {
+			t.Fatal(err)
+		}
+		l.Delay(50*time.Millisecond, func(core.CallbackID) { panic("another callback's") })
+		err = srv.Shutdown(context.Background())
+		var ue *core.UncaughtError
+		if !errors.As(err, &ue) || ue.Value != "another callback's" {
+			t.Errorf("Shutdown returned %v, want the other callback's panic", err)
+		}
+		// The request still in flight ends as Shutdown would have let it.
+		l.Defer(func(core.CallbackID) { held.Resume(nil) })
+		if err := srv.Shutdown(context.Background()); err != nil {
+			t.Errorf("the second Shutdown: %v", err)
+		}
+		if got := <-answered; got != "after" {
+			t.Errorf("the request in flight got %q", got)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+		}
+	})
+}
