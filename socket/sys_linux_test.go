@@ -3,6 +3,7 @@
 package socket
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -225,6 +226,30 @@ func TestListenAndDialAFullAbstractName(t *testing.T) {
 		if ln, err := Listen(l, "unix", full+"0"); err == nil {
 			ln.Close()
 			t.Error("Listen on an abstract name of 109 bytes: no error")
+		}
+	})
+}
+
+// An accept(2) that fails for a reason other than a want of descriptors or
+// memory (here EINVAL: the listening socket was shut down) starts no
+// back-off: the next Accept tries at once, and fails alike.
+func TestAcceptErrorsThatDoNotBackOff(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		ln, err := Listen(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		if err := unix.Shutdown(ln.fd.sysfd, unix.SHUT_RD); err != nil {
+			t.Skipf("shutdown of a listening socket: %v", err)
+		}
+		for range 2 {
+			if _, err := ln.Accept(); !errors.Is(err, unix.EINVAL) {
+				t.Fatalf("Accept on a listener shut down: %v, want EINVAL", err)
+			}
+			if until := ln.fd.ln.backoff.until.Load(); until != 0 {
+				t.Fatal("EINVAL started a back-off, as a want of descriptors does")
+			}
 		}
 	})
 }
