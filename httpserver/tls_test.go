@@ -39,6 +39,18 @@ func tlsFiles(t *testing.T, notAfter time.Time, names ...string) (certFile, keyF
 	return certFile, keyFile, c.Pool
 }
 
+// tlsCert is tlsFiles for example.test, a day long, with the certificate
+// loaded, for a TLSConfig that holds it.
+func tlsCert(t *testing.T) (cert tls.Certificate, certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	certFile, keyFile, pool = tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, certFile, keyFile, pool
+}
+
 // serveTLS is serve with ServeTLS; the first on l runs it.
 func serveTLS(t *testing.T, l *core.Loop, srv *Server, certFile, keyFile string) *testServer {
 	t.Helper()
@@ -142,11 +154,7 @@ func TestServeTLS(t *testing.T) {
 // Certificates), though two ServeTLS calls on one Server use it at once.
 func TestServeTLSSharedConfig(t *testing.T) {
 	watchdog(t, time.Minute)
-	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, certFile, keyFile, pool := tlsCert(t)
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		certs := make([]tls.Certificate, 1, 2)
 		certs[0] = cert
@@ -303,11 +311,7 @@ func TestServeTLSStalledHandshakes(t *testing.T) {
 // holds, as net/http's does.
 func TestServeTLSCertificateOfTheConfig(t *testing.T) {
 	watchdog(t, time.Minute)
-	certFile, keyFile, pool := tlsFiles(t, time.Now().Add(24*time.Hour), "example.test")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, _, _, pool := tlsCert(t)
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		ts := serveTLS(t, l, &Server{Handler: hello, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}, "", "")
 		resp, err := tlsClient(t, pool).Get(ts.url + "/")
