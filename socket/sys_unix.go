@@ -115,7 +115,7 @@ func sysConnect(s int, sa sockaddr) error {
 	return unix.Connect(s, sa)
 }
 
-// fullAbstract is sa as package syscall's address when it is an abstract
+// fullAbstract is sa as package syscall's address when it is a Linux abstract
 // unix name that fills the whole sun_path: golang.org/x/sys/unix refuses
 // it, for want of room for a NUL that such a name does not have, where
 // syscall (and so net) takes it. Nil for any other address.
