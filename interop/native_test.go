@@ -31,7 +31,8 @@ import (
 
 // nativeMessages are what each pair echoes: both types, empty, small, a
 // compressible text, and 1 MiB of each type (the writes of which wait on
-// the peer: the clients' receive buffers are small).
+// the peer: the clients' receive buffers are small), which our server
+// echoes in fragments.
 func nativeMessages() []struct {
 	typ int
 	p   []byte
@@ -56,7 +57,22 @@ func nativeServer(t *testing.T, l *core.Loop, how string, opts websocket.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.OnMessage = func(c *websocket.Conn, typ websocket.MessageType, p []byte) { c.WriteMessage(typ, p) }
+	opts.OnMessage = func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+		if len(p) < 64<<10 {
+			c.WriteMessage(typ, p)
+			return
+		}
+		// The large ones go back in fragments with a ping between
+		// (NextWriter), compressed conns' too.
+		w, err := c.NextWriter(typ)
+		if err != nil {
+			panic(err)
+		}
+		w.Write(p[:len(p)/3])
+		c.Ping([]byte("between"))
+		w.Write(p[len(p)/3:])
+		w.Close()
+	}
 	opts.OnClose = func(c *websocket.Conn, err *websocket.CloseError) { ended <- err }
 	srv := &websocket.Server{Options: opts}
 	served := make(chan error, 1)

@@ -59,7 +59,7 @@ func (c *Conn) WritePrepared(pm *PreparedMessage) error {
 	if c.client || c.pmd.outTakeover && c.pmd.compresses(len(pm.p)) {
 		return c.WriteMessage(MessageType(pm.op), pm.p)
 	}
-	return c.enqueue(pm.frame(c), false)
+	return c.enqueue(pm.frame(c), sendData)
 }
 
 // Broadcast queues one message to every conn of conns, encoded once

@@ -133,8 +133,8 @@ var (
 
 // Conn is a WebSocket conn on a loop, a server's or a client's. Its
 // messages go to Options.OnMessage; its sends (WriteMessage, Ping, Close,
-// WritePrepared) may be called from any fiber or goroutine and never
-// wait: they queue the frame, and the loop writes it.
+// WritePrepared, NextWriter's writer) may be called from any fiber or
+// goroutine and never wait: they queue the frame, and the loop writes it.
 type Conn struct {
 	// Data is the user's: anything a conn should carry (a user's name, a
 	// room). The package never touches it.
@@ -164,12 +164,14 @@ type Conn struct {
 
 	// The write side: any goroutine's, under mu.
 	mu       sync.Mutex
-	flushing bool     // a flush is scheduled or runs
-	closing  bool     // a close frame is queued: nothing else will be
-	shutdown bool     // close the TCP conn once out is written
-	out      [][]byte // frames to write
-	queued   int      // their bytes, and those being written
-	pongAt   int      // 1 + the index in out of a pong not taken yet
+	flushing bool           // a flush is scheduled or runs
+	closing  bool           // a close frame is queued: nothing else will be
+	shutdown bool           // close the TCP conn once out is written
+	out      [][]byte       // frames to write
+	writer   *messageWriter // the open message writer (NextWriter)
+	held     [][]byte       // frames that wait for it to close
+	queued   int            // their bytes, and those being written
+	pongAt   int            // 1 + the index in out of a pong not taken yet
 	closeErr *CloseError
 	flushFn  func()
 }
@@ -355,6 +357,7 @@ func (c *Conn) finish(err error) {
 	c.mu.Lock()
 	c.closing = true
 	c.out, c.queued, c.pongAt, c.tk = nil, 0, 0, nil
+	c.writer, c.held = nil, nil
 	ce := c.closeErr
 	if ce == nil {
 		ce = &CloseError{Code: CloseAbnormal, Err: err}

@@ -56,6 +56,9 @@
 // yet written, so a peer that pings and does not read costs one frame.
 // Broadcast (a PreparedMessage) encodes its frame once for all the
 // server conns that take it unchanged, compressed once per level.
+// NextWriter sends a message in fragments, a frame per Write, for one
+// too large to hold whole: the conn's other messages wait behind it until
+// it is closed, pings and pongs go between its fragments.
 //
 // # Closing
 //

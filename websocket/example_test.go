@@ -3,6 +3,8 @@
 package websocket_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -200,4 +202,54 @@ func Example_chat() {
 	// alice sees: bob joined
 	// alice sees: bob: hi
 	// alice sees: bob left
+}
+
+// A message too large to hold whole goes in fragments: here a server
+// writes a report line by line, through a bufio.Writer so that a frame
+// carries 4 KiB rather than a line, and the client gets it as one
+// message.
+func ExampleConn_NextWriter() {
+	l, err := eventloop.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	ln, err := socket.Listen(l, "tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &websocket.Server{Options: websocket.Options{
+		OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+			w, err := c.NextWriter(websocket.Text)
+			if err != nil {
+				return // the conn is closing
+			}
+			bw := bufio.NewWriter(w)
+			for i := range 10_000 {
+				fmt.Fprintf(bw, "line %d of the report\n", i)
+			}
+			bw.Flush()
+			w.Close() // the last fragment: the conn's other sends wait until then
+		},
+	}}
+	l.Defer(func(core.CallbackID) { srv.Serve(l, ln) })
+
+	l.Defer(func(core.CallbackID) {
+		c, err := websocket.Dial(l, "ws://"+ln.Addr().String()+"/", &websocket.Options{
+			OnMessage: func(c *websocket.Conn, typ websocket.MessageType, p []byte) {
+				fmt.Printf("one %s message of %d lines\n", typ, bytes.Count(p, []byte("\n")))
+				c.Close(websocket.CloseNormal, "")
+				ln.Close()
+			},
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		c.WriteMessage(websocket.Text, []byte("report"))
+	})
+	if err := l.Run(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// one text message of 10000 lines
 }

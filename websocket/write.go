@@ -57,7 +57,7 @@ func (c *Conn) WriteMessage(typ MessageType, p []byte) error {
 	}
 	op := opcode(typ)
 	if !c.pmd.compresses(len(p)) {
-		return c.enqueue(c.encode(op, p), false)
+		return c.enqueue(c.encode(op, p), sendData)
 	}
 	if c.pmd.outTakeover {
 		// The compressor's window follows the order of the messages, so
@@ -68,10 +68,10 @@ func (c *Conn) WriteMessage(typ MessageType, p []byte) error {
 			return ErrClosed
 		}
 		f := c.compressFrame(op, p, &c.tk.defl, true)
-		return c.enqueueLocked(f, false)
+		return c.enqueueLocked(f, sendData)
 	}
 	d := deflater{level: c.opts.level()}
-	return c.enqueue(c.compressFrame(op, p, &d, false), false)
+	return c.enqueue(c.compressFrame(op, p, &d, false), sendData)
 }
 
 // Ping queues a ping with payload p (at most 125 bytes); the peer's pong
@@ -80,7 +80,7 @@ func (c *Conn) Ping(p []byte) error {
 	if len(p) > maxControlPayload {
 		return fmt.Errorf("websocket: a ping of %d bytes; a control frame carries at most 125", len(p))
 	}
-	return c.enqueue(c.encode(opPing, p), true)
+	return c.enqueue(c.encode(opPing, p), sendControl)
 }
 
 // Close starts the close handshake (RFC 6455 7.1.2): it queues a close
@@ -122,7 +122,7 @@ func (c *Conn) control(op opcode, p []byte) {
 		}
 		c.mu.Unlock()
 	}
-	c.enqueue(f, true)
+	c.enqueue(f, sendControl)
 }
 
 // sendClose queues a close frame, and reports whether this call did (one
@@ -140,9 +140,12 @@ func (c *Conn) sendClose(code int, reason string, drop bool) bool {
 		for _, f := range c.out {
 			c.queued -= len(f)
 		}
-		c.out, c.pongAt = c.out[:0], 0
+		for _, f := range c.held {
+			c.queued -= len(f)
+		}
+		c.out, c.pongAt, c.held, c.writer = c.out[:0], 0, nil, nil
 	}
-	c.enqueueLocked(c.encode(opClose, closePayload(code, reason)), true)
+	c.enqueueLocked(c.encode(opClose, closePayload(code, reason)), sendCloseFrame)
 	c.mu.Lock()
 	c.closing = true
 	c.mu.Unlock()
@@ -170,29 +173,51 @@ func (c *Conn) shutdownWhenFlushed() {
 	}
 }
 
-func (c *Conn) enqueue(f []byte, control bool) error {
+func (c *Conn) enqueue(f []byte, kind sendKind) error {
 	c.mu.Lock()
-	return c.enqueueLocked(f, control)
+	return c.enqueueLocked(f, kind)
 }
 
-// enqueueLocked queues f, c.mu held, and unlocks it. Control frames are
-// not counted against the limit: a conn has at most one pong and one
-// close queued.
-func (c *Conn) enqueueLocked(f []byte, control bool) error {
-	if c.closing {
+// sendKind is what a queued frame is to the queue.
+type sendKind uint8
+
+const (
+	sendData       sendKind = iota // a whole message's frame
+	sendControl                    // a ping or a pong: it may go between fragments
+	sendCloseFrame                 // the close frame: behind everything queued before it
+	sendFragment                   // an open message writer's frame
+	sendLast                       // its last: what waited behind it follows
+)
+
+// enqueueLocked queues f, c.mu held, and unlocks it. While a message
+// writer is open, whole messages and the close frame wait behind it in
+// held. Control frames are not counted against the limit: a conn has at
+// most one pong and one close queued.
+func (c *Conn) enqueueLocked(f []byte, kind sendKind) error {
+	if c.closing && kind < sendFragment {
 		c.mu.Unlock()
 		return ErrClosed
 	}
-	if !control && c.queued+len(f) > c.opts.maxQueued() {
+	if (kind == sendData || kind >= sendFragment) && c.queued+len(f) > c.opts.maxQueued() {
 		c.mu.Unlock()
 		c.setCloseErr(closeErr(ClosePolicyViolation, fmt.Sprintf("more than %d bytes waited to be written", c.opts.maxQueued())))
 		c.sendClose(ClosePolicyViolation, "write queue full", true)
 		return ErrQueueFull
 	}
-	c.out = append(c.out, f)
 	c.queued += len(f)
-	if f[0]&0xf == byte(opPong) {
-		c.pongAt = len(c.out)
+	switch {
+	case c.writer != nil && (kind == sendData || kind == sendCloseFrame):
+		c.held = append(c.held, f)
+		c.mu.Unlock()
+		return nil
+	case kind == sendLast:
+		c.out = append(append(c.out, f), c.held...)
+		c.writer, c.held = nil, nil
+	default:
+		c.out = append(c.out, f)
+		if f[0]&0xf == byte(opPong) {
+			c.pongAt = len(c.out)
+		}
 	}
 	start := !c.flushing
 	c.flushing = true

@@ -1,0 +1,198 @@
+//go:build unix || windows
+
+package websocket
+
+import (
+	"encoding/binary"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// wantFrames reads len(want) frames from rc and checks each: its FIN bit,
+// opcode and payload.
+func wantFrames(t *testing.T, rc *rawClient, want ...frame) {
+	t.Helper()
+	for i, w := range want {
+		f, err := rc.read()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		if f.fin != w.fin || f.op != w.op || f.rsv != 0 || string(f.p) != string(w.p) {
+			t.Fatalf("frame %d: fin %v %v %q, want fin %v %v %q", i, f.fin, f.op, f.p, w.fin, w.op, w.p)
+		}
+	}
+}
+
+// sf is a server frame as wantFrames checks it.
+func sf(fin bool, op opcode, p string) frame { return frame{fin: fin, op: op, p: []byte(p)} }
+
+// A message writer's Writes go out as fragments of one message, a ping
+// goes between them, and a whole message sent meanwhile waits until the
+// writer is closed (RFC 6455 5.4: fragments of two messages never
+// interleave). One writer at a time; a closed one refuses more.
+func TestNextWriterFragments(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		srv := echoServer(rec)
+		srv.Compression = true // a writer's message goes uncompressed all the same
+		addr := serveWS(t, l, srv, viaListener)
+		rc, _ := dialRaw(t, addr, "Sec-WebSocket-Extensions: permessage-deflate\r\n")
+		c := rec.conn(t)
+
+		w, err := c.NextWriter(Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.NextWriter(Binary); err != ErrWriterOpen {
+			t.Errorf("a second NextWriter: %v, want ErrWriterOpen", err)
+		}
+		mustWrite(t, w, "hel")
+		if err := c.WriteMessage(Binary, []byte("after")); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Ping([]byte("p")); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, w, "")
+		mustWrite(t, w, "lo")
+		wantFrames(t, rc, sf(false, opText, "hel"), sf(true, opPing, "p"), sf(false, opContinuation, "lo"))
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wantFrames(t, rc, sf(true, opContinuation, ""))
+		if f, err := rc.read(); err != nil || !f.fin || f.op != opBinary || f.rsv != rsv1 {
+			t.Fatalf("after the writer's message: fin %v %v rsv %d, %v; want the binary message, compressed", f.fin, f.op, f.rsv, err)
+		}
+		if _, err := w.Write([]byte("x")); err != errWriterClosed {
+			t.Errorf("Write after Close: %v, want %v", err, errWriterClosed)
+		}
+		if err := w.Close(); err != errWriterClosed {
+			t.Errorf("a second Close: %v, want %v", err, errWriterClosed)
+		}
+
+		// A writer closed at once sends an empty message.
+		w, err = c.NextWriter(Binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wantFrames(t, rc, sf(true, opBinary, ""))
+
+		c.CloseNow()
+		rec.close(t)
+
+		defer func() {
+			if recover() == nil {
+				t.Error("NextWriter with a ping's type did not panic")
+			}
+		}()
+		c.NextWriter(MessageType(opPing))
+	})
+}
+
+func mustWrite(t *testing.T, w interface{ Write([]byte) (int, error) }, s string) {
+	t.Helper()
+	if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
+		t.Fatalf("Write(%q): %d, %v", s, n, err)
+	}
+}
+
+// Close while a writer is open: the close frame waits behind the rest of
+// the message, which the writer may still send; other sends fail at once.
+func TestNextWriterThenClose(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		srv := echoServer(rec)
+		addr := serveWS(t, l, srv, viaHTTP)
+		rc, _ := dialRaw(t, addr, "")
+		c := rec.conn(t)
+		w, err := c.NextWriter(Binary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, w, "a")
+		if err := c.Close(CloseGoingAway, "bye"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.WriteMessage(Text, []byte("late")); err != ErrClosed {
+			t.Errorf("WriteMessage after Close: %v, want ErrClosed", err)
+		}
+		if _, err := c.NextWriter(Text); err != ErrClosed {
+			t.Errorf("NextWriter after Close: %v, want ErrClosed", err)
+		}
+		mustWrite(t, w, "b")
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wantFrames(t, rc, sf(false, opBinary, "a"), sf(false, opContinuation, "b"), sf(true, opContinuation, ""))
+		f, err := rc.read()
+		if err != nil || f.op != opClose || binary.BigEndian.Uint16(f.p) != CloseGoingAway {
+			t.Fatalf("after the message: %v %q, %v; want the close frame", f.op, f.p, err)
+		}
+		rc.send(cf(opClose, string(f.p[:2])))
+		if e := rec.close(t); e.Code != CloseGoingAway {
+			t.Errorf("OnClose: %+v", e)
+		}
+	})
+}
+
+// A writer that passes MaxQueuedBytes fails the conn as WriteMessage
+// does (1008), and drops what waited behind it; its later calls and the
+// conn's sends fail with ErrClosed.
+func TestNextWriterQueueFull(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		srv := echoServer(rec)
+		srv.MaxQueuedBytes, srv.CloseTimeout = 4<<10, 100*time.Millisecond
+		addr := serveWS(t, l, srv, viaListener)
+		rc, _ := dialRaw(t, addr, "")
+		c := rec.conn(t)
+		w, err := c.NextWriter(Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, w, "first")
+		if err := c.WriteMessage(Text, []byte("held")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(strings.Repeat("x", 8<<10))); err != ErrQueueFull {
+			t.Fatalf("a Write past the bound: %v, want ErrQueueFull", err)
+		}
+		if _, err := w.Write([]byte("more")); err != ErrClosed {
+			t.Errorf("Write after the failure: %v, want ErrClosed", err)
+		}
+		if err := w.Close(); err != ErrClosed {
+			t.Errorf("Close after the failure: %v, want ErrClosed", err)
+		}
+		for {
+			f, err := rc.read()
+			if err != nil {
+				t.Fatalf("no close frame: %v", err)
+			}
+			if string(f.p) == "held" {
+				t.Fatal("the message behind the failed writer was sent")
+			}
+			if f.op == opClose {
+				if code := binary.BigEndian.Uint16(f.p); code != ClosePolicyViolation {
+					t.Errorf("close code %d, want 1008", code)
+				}
+				break
+			}
+		}
+		if e := rec.close(t); e.Code != ClosePolicyViolation {
+			t.Errorf("OnClose: %+v", e)
+		}
+		c.mu.Lock()
+		left := c.queued + len(c.held) + len(c.out)
+		c.mu.Unlock()
+		if left != 0 || !errors.Is(c.WriteMessage(Text, nil), ErrClosed) {
+			t.Errorf("after the end: %d bytes or frames queued", left)
+		}
+	})
+}
