@@ -32,7 +32,8 @@ import (
 // nativeMessages are what each pair echoes: both types, empty, small, a
 // compressible text, and 1 MiB of each type (the writes of which wait on
 // the peer: the clients' receive buffers are small), which our server
-// echoes in fragments.
+// echoes in fragments, then a text that context takeover compresses with
+// their window.
 func nativeMessages() []struct {
 	typ int
 	p   []byte
@@ -44,6 +45,7 @@ func nativeMessages() []struct {
 		{text, []byte("hello")}, {binary, []byte{0, 1, 2}}, {text, nil},
 		{text, []byte(strings.Repeat("compress me, ", 5000))},
 		{text, payload(text, bigMessage, 1)}, {binary, payload(binary, bigMessage, 2)},
+		{text, []byte(strings.Repeat("after them, compressed with their window, ", 20))},
 	}
 }
 

@@ -57,8 +57,9 @@
 // Broadcast (a PreparedMessage) encodes its frame once for all the
 // server conns that take it unchanged, compressed once per level.
 // NextWriter sends a message in fragments, a frame per Write, for one
-// too large to hold whole: the conn's other messages wait behind it until
-// it is closed, pings and pongs go between its fragments.
+// too large to hold whole, compressed as it goes where the conn
+// compresses: the conn's other messages wait behind it until it is
+// closed, pings and pongs go between its fragments.
 //
 // # Closing
 //

@@ -67,6 +67,11 @@ func (c *Conn) WriteMessage(typ MessageType, p []byte) error {
 			c.mu.Unlock()
 			return ErrClosed
 		}
+		if c.writer != nil {
+			// It waits behind the writer's message, which the
+			// compressor has not seen the end of: it goes as it is.
+			return c.enqueueLocked(c.encode(op, p), sendData)
+		}
 		f := c.compressFrame(op, p, &c.tk.defl, true)
 		return c.enqueueLocked(f, sendData)
 	}

@@ -38,9 +38,8 @@ func TestNextWriterFragments(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		rec := newRecorder()
 		srv := echoServer(rec)
-		srv.Compression = true // a writer's message goes uncompressed all the same
 		addr := serveWS(t, l, srv, viaListener)
-		rc, _ := dialRaw(t, addr, "Sec-WebSocket-Extensions: permessage-deflate\r\n")
+		rc, _ := dialRaw(t, addr, "")
 		c := rec.conn(t)
 
 		w, err := c.NextWriter(Text)
@@ -63,10 +62,7 @@ func TestNextWriterFragments(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		wantFrames(t, rc, sf(true, opContinuation, ""))
-		if f, err := rc.read(); err != nil || !f.fin || f.op != opBinary || f.rsv != rsv1 {
-			t.Fatalf("after the writer's message: fin %v %v rsv %d, %v; want the binary message, compressed", f.fin, f.op, f.rsv, err)
-		}
+		wantFrames(t, rc, sf(true, opContinuation, ""), sf(true, opBinary, "after"))
 		if _, err := w.Write([]byte("x")); err != errWriterClosed {
 			t.Errorf("Write after Close: %v, want %v", err, errWriterClosed)
 		}
@@ -195,4 +191,88 @@ func TestNextWriterQueueFull(t *testing.T) {
 			t.Errorf("after the end: %d bytes or frames queued", left)
 		}
 	})
+}
+
+// On a conn that compresses, a writer's message is one deflate stream
+// cut into its frames: RSV1 on the first frame alone, each part flushed,
+// the last sync flush's tail left out (RFC 7692 7.2.1), so that the
+// frames' payloads joined inflate to the message. Without context
+// takeover a message sent meanwhile is compressed on its own; with it,
+// that message goes uncompressed, and the next compressed one inflates
+// with the writer's message as its window.
+func TestNextWriterCompressed(t *testing.T) {
+	parts := []string{strings.Repeat("compress me, ", 100), "", "and me too", strings.Repeat("z", 5000)}
+	whole := strings.Join(parts, "")
+	for _, takeover := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fresh", true: "takeover"}[takeover], func(t *testing.T) {
+			eachDriver(t, func(t *testing.T, l *core.Loop) {
+				rec := newRecorder()
+				srv := echoServer(rec)
+				srv.Compression, srv.ContextTakeover = true, takeover
+				addr := serveWS(t, l, srv, viaListener)
+				rc, _ := dialRaw(t, addr, "Sec-WebSocket-Extensions: permessage-deflate\r\n")
+				c := rec.conn(t)
+				if c.pmd.outTakeover != takeover {
+					t.Fatalf("context takeover %v, want %v", c.pmd.outTakeover, takeover)
+				}
+				w, err := c.NextWriter(Text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range parts {
+					mustWrite(t, w, p)
+					if i == 0 {
+						c.WriteMessage(Binary, []byte("meanwhile"))
+					}
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				c.WriteMessage(Text, []byte(whole))
+
+				var joined []byte
+				for i := 0; ; i++ {
+					f, err := rc.read()
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantOp, wantRSV := opContinuation, byte(0)
+					if i == 0 {
+						wantOp, wantRSV = opText, rsv1
+					}
+					if f.op != wantOp || f.rsv != wantRSV {
+						t.Fatalf("frame %d: %v rsv %d, want %v rsv %d", i, f.op, f.rsv, wantOp, wantRSV)
+					}
+					joined = append(joined, f.p...)
+					if f.fin {
+						break
+					}
+				}
+				got, ce := inflate(nil, joined, nil, 1<<20)
+				if ce != nil || string(got) != whole {
+					t.Fatalf("the frames inflate to %d bytes, %v; want the %d written", len(got), ce, len(whole))
+				}
+				f, err := rc.read()
+				if err != nil || f.op != opBinary || (f.rsv == rsv1) == takeover {
+					t.Fatalf("the message sent meanwhile: %v rsv %d, %v; want it compressed: %v", f.op, f.rsv, err, !takeover)
+				}
+				if f.rsv == 0 && string(f.p) != "meanwhile" {
+					t.Fatalf("the message sent meanwhile: %q", f.p)
+				}
+				f, err = rc.read()
+				if err != nil || f.rsv != rsv1 {
+					t.Fatalf("the message after: rsv %d, %v; want it compressed", f.rsv, err)
+				}
+				var dict []byte
+				if takeover {
+					dict = []byte(whole)
+				}
+				if got, ce := inflate(nil, f.p, dict, 1<<20); ce != nil || string(got) != whole {
+					t.Fatalf("the message after inflates to %d bytes, %v; want %d", len(got), ce, len(whole))
+				}
+				c.CloseNow()
+				rec.close(t)
+			})
+		})
+	}
 }
