@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// faultCases are the fault suite of issue 5 (faults, misuse by the host
+// faultCases are the fault suite (faults, misuse by the host
 // program, load): what a loop embedded in another program must survive on
 // every driver without hanging, spinning, losing or repeating work. The
 // fd faults live in faults_fd.go, the signal storm and the 10 000 fds

@@ -25,7 +25,7 @@ import (
 	"github.com/revoltgo/eventloop/socket"
 )
 
-// The idle target of issue 11: one loop holds 10 000 idle keep-alive
+// The idle target: one loop holds 10 000 idle keep-alive
 // connections, each of which has had a request answered, and still
 // serves them. The server is a fresh process (this test binary run again
 // as TestIdleServerHelper), which measures its own memory, as package

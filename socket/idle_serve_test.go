@@ -9,9 +9,9 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
-// The idle-connection target of issue #27: a served conn (Conn.Serve)
-// waits holding no fiber and no read buffer, for at most 1 KiB of heap
-// per connection. TestIdleConnections' client and server measure it the
+// The idle-connection target of a served conn (Conn.Serve): it waits
+// holding no fiber and no read buffer, for at most 1 KiB of heap per
+// connection. TestIdleConnections' client and server measure it the
 // same way as a fiber blocked in Read, in a fresh server process.
 const idleServedTarget = 1024
 

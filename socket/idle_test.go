@@ -21,7 +21,7 @@ import (
 	"github.com/revoltgo/eventloop/core"
 )
 
-// The idle-connection target of issue #10: one loop holds 10 000 idle
+// The idle-connection target: one loop holds 10 000 idle
 // connections whose client is another process, each with its fiber
 // suspended in Read, for at most 4 KiB of memory each besides the user's
 // read buffer. The test logs whether that target is met and fails only
