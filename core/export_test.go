@@ -81,7 +81,7 @@ func FDLockWaiters(p *FD, mode Interest) uint64 {
 
 // FDFreeTurns is how many turns of direction mode were passed and not yet
 // taken.
-func FDFreeTurns(p *FD, mode Interest) int32 { return p.dir(mode).turns.free }
+func FDFreeTurns(p *FD, mode Interest) int32 { return p.dir(mode).turnsOf().free }
 
 // MadeAgo makes a loop whose clock reads d at its making, as if it had been
 // made d ago: a clock value confused with a duration is then d off.

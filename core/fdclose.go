@@ -57,10 +57,10 @@ func (p *FD) closeStep(w ioWaiter, rwait, wwait uint64) bool {
 		p.disarm(d)
 	}
 	for range rwait {
-		p.rd.passTurn()
+		p.passTurn(&p.rd)
 	}
 	for range wwait {
-		p.wr.passTurn()
+		p.passTurn(&p.wr)
 	}
 	if p.state.Load()&(fdClosing|fdRefMask) == fdClosing {
 		p.closeErr = p.closeNow()

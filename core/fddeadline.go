@@ -51,11 +51,13 @@ func (p *FD) SetDeadline(mode Interest, t time.Time) {
 	// Stored before waiting is read, as park sets waiting before it
 	// reads the deadline: one of the two sees the other.
 	waiting := false
-	for _, d := range [2]*fdDir{&p.rd, &p.wr} {
-		if mode&d.mode != 0 {
-			d.deadline.Store(v)
-			waiting = waiting || d.waiting.Load()
-		}
+	if mode&Read != 0 {
+		p.rd.deadline.Store(v)
+		waiting = p.rd.waiting.Load()
+	}
+	if mode&Write != 0 {
+		p.wr.deadline.Store(v)
+		waiting = waiting || p.wr.waiting.Load()
 	}
 	if waiting {
 		p.onLoop(p.syncTimers)

@@ -134,3 +134,59 @@ func TestFDDeadlineTimerFollowsTheDeadline(t *testing.T) {
 		t.Fatalf("the wait ended with %v, Close with %v; want net.ErrClosed, nil", waitErr, closeErr)
 	}
 }
+
+// A deadline set from another goroutine while a call waits ends that
+// wait, in either direction, and when both directions are set at once:
+// SetDeadline looks at the waiter of each direction it sets.
+func TestFDDeadlineSetWhileWaiting(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		set, waits core.Interest
+	}{
+		{"read", core.Read, core.Read},
+		{"write", core.Write, core.Write},
+		{"both, a read waits", core.Read | core.Write, core.Read},
+		{"both, a write waits", core.Read | core.Write, core.Write},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := core.New(newScriptFD()) // it reports no readiness unless told
+			defer l.Close()
+			var fds [2]int
+			if err := syscall.Pipe(fds[:]); err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Close(fds[1])
+			var p core.FD
+			if err := p.Init(l, fds[0], net.ErrClosed); err != nil {
+				syscall.Close(fds[0])
+				t.Fatal(err)
+			}
+			var got error
+			l.Defer(func(core.CallbackID) {
+				defer p.Close() // closes fds[0]
+				if !p.Acquire() {
+					t.Error("Acquire failed on an open FD")
+					return
+				}
+				defer p.Release()
+				// Once the wait is under way, from a goroutine; a wait that
+				// the deadline misses is ended by Close, and says so.
+				l.Delay(5*time.Millisecond, func(core.CallbackID) {
+					go p.SetDeadline(c.set, time.Now().Add(-time.Second))
+				})
+				guard := l.Delay(10*time.Second, func(core.CallbackID) {
+					t.Error("the deadline did not end the wait in 10 s")
+					p.Close()
+				})
+				got = p.Wait(c.waits)
+				l.Cancel(guard)
+			})
+			if err := l.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if got != os.ErrDeadlineExceeded {
+				t.Errorf("the wait returned %v, want os.ErrDeadlineExceeded", got)
+			}
+		})
+	}
+}

@@ -164,7 +164,8 @@ func (p *FD) unlockSlow(mode Interest) {
 			continue
 		}
 		if old&mask != 0 {
-			p.onLoop(p.dir(mode).passTurn)
+			d := p.dir(mode)
+			p.onLoop(func() { p.passTurn(d) })
 		}
 		if n&(fdClosing|fdRefMask) == fdClosing {
 			p.lastLeft()
@@ -189,10 +190,18 @@ func (p *FD) beginClose() (rwait, wwait uint64, ok bool) {
 
 // turns is a direction's counting semaphore, on the loop: a turn passed
 // (passTurn) may come before the wait it is for (awaitTurn), as an Unlock
-// may come between a caller counting itself and its wait.
+// may come between a caller counting itself and its wait. A direction
+// makes one at its first contended lock.
 type turns struct {
 	free int32      // passed, not yet taken
 	q    []ioWaiter // first come, first served
+}
+
+func (d *fdDir) turnsOf() *turns {
+	if d.turns == nil {
+		d.turns = new(turns)
+	}
+	return d.turns
 }
 
 func (p *FD) awaitTurn(d *fdDir) error {
@@ -200,13 +209,14 @@ func (p *FD) awaitTurn(d *fdDir) error {
 	if !l.InFiber() {
 		// It does not give the wait up on an uncaught error: the turn
 		// it may be passed meanwhile would be lost (Lock hands it on).
-		return p.waitGoroutine(func(x *FDWatch) bool { return d.queueTurn(ioWaiter{x: x}) }, false)
+		return p.waitGoroutine(func(x *FDWatch) bool { return p.queueTurn(d, ioWaiter{x: x}) }, false)
 	}
 	f := l.cur
-	if d.queueTurn(ioWaiter{f: f}) && l.suspendHere(f) {
-		for i, w := range d.turns.q {
+	if p.queueTurn(d, ioWaiter{f: f}) && l.suspendHere(f) {
+		t := d.turns
+		for i, w := range t.q {
 			if w.f == f {
-				d.turns.q = append(d.turns.q[:i], d.turns.q[i+1:]...)
+				t.q = append(t.q[:i], t.q[i+1:]...)
 				break
 			}
 		}
@@ -216,18 +226,19 @@ func (p *FD) awaitTurn(d *fdDir) error {
 }
 
 // queueTurn takes a turn passed already (false) or queues w for the next.
-func (d *fdDir) queueTurn(w ioWaiter) bool {
-	if d.turns.free > 0 {
-		d.turns.free--
+func (p *FD) queueTurn(d *fdDir, w ioWaiter) bool {
+	t := d.turnsOf()
+	if t.free > 0 {
+		t.free--
 		return false
 	}
-	d.turns.q = append(d.turns.q, w)
-	d.p.l.waitBegins(w)
+	t.q = append(t.q, w)
+	p.l.waitBegins(w)
 	return true
 }
 
-func (d *fdDir) passTurn() {
-	t := &d.turns
+func (p *FD) passTurn(d *fdDir) {
+	t := d.turnsOf()
 	if len(t.q) == 0 {
 		t.free++
 		return
@@ -235,5 +246,5 @@ func (d *fdDir) passTurn() {
 	w := t.q[0]
 	t.q[0] = ioWaiter{}
 	t.q = t.q[1:]
-	d.p.l.wake(w, false)
+	p.l.wake(w, false)
 }

@@ -28,10 +28,10 @@ type FD struct {
 	// Any goroutine.
 	state atomic.Uint64         // fdmutex.go
 	errp  atomic.Pointer[error] // the driver refused the fd, or it was closed behind the loop
-	shut  atomic.Bool           // the descriptor is closed (closeNow ran)
 	errno atomic.Uintptr        // the last Event.Errno the driver reported for the fd
 	rd    fdDir
 	wr    fdDir
+	shut  atomic.Bool // the descriptor is closed (closeNow ran)
 
 	// The loop's.
 	in       Interest // what the fd's registration carries for FD's waiters
@@ -42,17 +42,16 @@ type FD struct {
 }
 
 // fdDir is one direction of an FD: one waiter at a time, as its lock
-// lets one call wait.
+// lets one call wait. It is small, as every connection has two: it knows
+// neither its FD nor its direction (FD.modeOf), which its callers do.
 type fdDir struct {
-	p        *FD
-	mode     Interest
-	waiting  atomic.Bool  // w is set: SetDeadline from another goroutine looks
 	deadline atomic.Int64 // on the loop's clock (ns since its epoch, plus one); 0: none
+	waiting  atomic.Bool  // w is set: SetDeadline from another goroutine looks
 
 	// The loop's.
 	w     ioWaiter  // the one waiting call or watch
 	tm    *callback // the deadline's timer node (typeIOTimer), made on first use
-	turns turns     // calls waiting for the direction's lock (fdmutex.go)
+	turns *turns    // calls waiting for the direction's lock (fdmutex.go), made on first use
 }
 
 // ioWaiter is a fiber of the loop, resumed, or a watch, whose func runs as
@@ -88,10 +87,14 @@ func (p *FD) Init(l *Loop, fd int, closed error) error {
 		p.file = id
 	}
 	p.l, p.sysfd, p.closed = l, fd, closed
-	p.rd.p, p.rd.mode = p, Read
-	p.wr.p, p.wr.mode = p, Write
 	return nil
 }
+
+// Sysfd is the descriptor p waits for, as given to Init.
+func (p *FD) Sysfd() int { return p.sysfd }
+
+// Loop is the loop p waits on, as given to Init.
+func (p *FD) Loop() *Loop { return p.l }
 
 // Errno returns the last error the driver reported with the fd's hang-up
 // or error readiness (driver.Event.Errno), 0 if none. Where the poller
@@ -99,6 +102,14 @@ func (p *FD) Init(l *Loop, fd int, closed error) error {
 // driver), SO_ERROR is empty afterwards and this is where the error is
 // left: a connect that failed asks here when SO_ERROR says 0.
 func (p *FD) Errno() syscall.Errno { return syscall.Errno(p.errno.Load()) }
+
+// modeOf is the direction of d, one of p's.
+func (p *FD) modeOf(d *fdDir) Interest {
+	if d == &p.rd {
+		return Read
+	}
+	return Write
+}
 
 func (p *FD) dir(mode Interest) *fdDir {
 	if mode == Read {
@@ -225,8 +236,8 @@ func (p *FD) park(d *fdDir, w ioWaiter) {
 	d.w = w
 	d.waiting.Store(true)
 	p.l.waitBegins(w)
-	if p.in&d.mode == 0 || !p.attached {
-		p.in |= d.mode
+	if mode := p.modeOf(d); p.in&mode == 0 || !p.attached {
+		p.in |= mode
 		p.markDirty() // flushIO attaches it, off the waiting fiber's stack
 	}
 	if d.deadline.Load() != 0 && w.timed() {
@@ -296,7 +307,7 @@ func (l *Loop) dirReady(p *FD, d *fdDir) {
 		l.wake(p.unpark(d), true)
 		return
 	}
-	p.in &^= d.mode
+	p.in &^= p.modeOf(d)
 	p.markDirty()
 }
 

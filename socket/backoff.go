@@ -85,7 +85,7 @@ func (fd *netFD) backOff() error {
 	if left <= 0 {
 		return nil
 	}
-	l := fd.l
+	l := fd.pd.Loop()
 	n := &nap{l: l}
 	if l.InFiber() {
 		n.s = l.Suspension()

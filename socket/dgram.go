@@ -45,9 +45,9 @@ func (fd *netFD) readFrom(p, oob []byte, msg bool) (n, oobn, flags int, from pee
 	}
 	err = fd.ioLoop(core.Read, name, func() (err error) {
 		if msg {
-			n, oobn, flags, err = recvmsg(fd.sysfd, p, oob, 0, &ra)
+			n, oobn, flags, err = recvmsg(fd.pd.Sysfd(), p, oob, 0, &ra)
 		} else {
-			n, err = recvfrom(fd.sysfd, p, &ra)
+			n, err = recvfrom(fd.pd.Sysfd(), p, &ra)
 		}
 		return err
 	})
@@ -90,9 +90,9 @@ func (fd *netFD) writeTo(p, oob []byte, to peer, msg bool) (n, oobn int, err err
 	}
 	err = fd.ioLoop(core.Write, name, func() (err error) {
 		if msg {
-			n, oobn, err = sendmsg(fd.sysfd, p, oob, &ra)
+			n, oobn, err = sendmsg(fd.pd.Sysfd(), p, oob, &ra)
 		} else {
-			n, err = sendto(fd.sysfd, p, &ra)
+			n, err = sendto(fd.pd.Sysfd(), p, &ra)
 		}
 		return err
 	})

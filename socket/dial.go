@@ -146,7 +146,7 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			if err := ctx.Err(); err != nil {
 				return ctxError(err)
 			}
-			v, err := getsockoptInt(fd.sysfd, solSocket, soError)
+			v, err := getsockoptInt(fd.pd.Sysfd(), solSocket, soError)
 			if err != nil {
 				return wrapSyscall("getsockopt", err)
 			}
@@ -156,7 +156,7 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 			case errIsConn:
 				return nil
 			case 0:
-				if _, err := sysGetpeername(fd.sysfd); err == nil {
+				if _, err := sysGetpeername(fd.pd.Sysfd()); err == nil {
 					return nil
 				}
 				// Writable, no error, not connected: the poller read
@@ -176,7 +176,7 @@ func (fd *netFD) connect(ctx context.Context, sa sockaddr) error {
 				return sysError(connectOp, e)
 			}
 		}
-		switch err := sysConnect(fd.sysfd, sa); err {
+		switch err := sysConnect(fd.pd.Sysfd(), sa); err {
 		case nil, errIsConn:
 			return nil
 		case errInProgress, errAlready, errIntr:

@@ -21,18 +21,16 @@ import (
 // It is what an idle connection costs besides its fiber, so what only
 // some sockets need lives elsewhere: a listener's state behind ln.
 type netFD struct {
-	l     *core.Loop
-	sysfd int
-	pd    core.FD
+	pd core.FD // its loop and descriptor too (Loop, Sysfd)
 
-	family int32
-	sotype int32 // SOCK_STREAM or SOCK_DGRAM
-	net    string
-	laddr  net.Addr
-	raddr  net.Addr // a datagram socket is connected if it has one
+	net   string
+	laddr net.Addr
+	raddr net.Addr // a datagram socket is connected if it has one
 
-	byLoop  atomic.Bool  // closed because the loop was closed
+	family  int16
+	sotype  int8         // SOCK_STREAM or SOCK_DGRAM
 	drained bool         // the read lock holder's: the last read came back short
+	byLoop  atomic.Bool  // closed because the loop was closed
 	ln      *listenState // a listener's; nil for a connection
 
 	srv atomic.Pointer[serveState] // a served conn's (Conn.Serve); nil if never served
@@ -47,7 +45,7 @@ type listenState struct {
 // newFD makes the netFD of socket sysfd; on an error the caller still
 // owns (and closes) sysfd.
 func newFD(l *core.Loop, sysfd, family, sotype int, network string) (*netFD, error) {
-	fd := &netFD{l: l, sysfd: sysfd, family: int32(family), sotype: int32(sotype), net: network}
+	fd := &netFD{family: int16(family), sotype: int8(sotype), net: network}
 	if err := fd.pd.Init(l, sysfd, net.ErrClosed); err != nil {
 		return nil, err
 	}
@@ -106,7 +104,7 @@ func (fd *netFD) loopGone() {
 // calls in one direction take turns, as net's do (two Writes never
 // interleave their bytes).
 func (fd *netFD) acquire(mode core.Interest) error {
-	if fd.l.IsClosed() && fd.incref() {
+	if fd.pd.Loop().IsClosed() && fd.incref() {
 		fd.loopGone()
 		fd.decref()
 		return errLoopClosed

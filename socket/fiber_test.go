@@ -590,7 +590,7 @@ func TestLoopCloseEndsWaits(t *testing.T) {
 			for i := range n {
 				a, b := pair(t, l)
 				peers = append(peers, b)
-				waiting = append(waiting, a.fd.sysfd)
+				waiting = append(waiting, a.fd.pd.Sysfd())
 				fiber(l, func() { _, errs[i] = a.Read(make([]byte, 1)) })
 			}
 			l.Delay(20*time.Millisecond, func(core.CallbackID) { l.Stop() })
@@ -600,7 +600,7 @@ func TestLoopCloseEndsWaits(t *testing.T) {
 			// A goroutine waits too (the loop runs on another goroutine).
 			ga, gb := pair(t, l)
 			peers = append(peers, gb)
-			waiting = append(waiting, ga.fd.sysfd)
+			waiting = append(waiting, ga.fd.pd.Sysfd())
 			gres := make(chan error, 1)
 			runner := make(chan error, 1)
 			running := make(chan struct{})

@@ -114,7 +114,7 @@ func (fd *netFD) read(p []byte) (int, error) {
 	// reported at once), which saves one system call per round trip of a
 	// request-response protocol. Tokio's reads do the same. Any other
 	// caller tries the call first: a wait costs it a trip to the loop.
-	skip := fd.drained && fd.l.InFiber()
+	skip := fd.drained && fd.pd.Loop().InFiber()
 	fd.drained = false
 	waited := false
 	for {
@@ -124,7 +124,7 @@ func (fd *netFD) read(p []byte) (int, error) {
 		}
 		n, errno := 0, errAgain
 		if !skip {
-			n, errno = sysRead(fd.sysfd, p)
+			n, errno = sysRead(fd.pd.Sysfd(), p)
 		}
 		skip = false
 		var err error
@@ -187,7 +187,7 @@ func (fd *netFD) write(p []byte) (int, error) {
 func (fd *netFD) writeLocked(p []byte) (int, error) {
 	nn := 0
 	err := fd.retry(core.Write, callWrite, func() error {
-		n, errno := sysWrite(fd.sysfd, p[nn:min(len(p), nn+maxRW)])
+		n, errno := sysWrite(fd.pd.Sysfd(), p[nn:min(len(p), nn+maxRW)])
 		if n > 0 {
 			nn += n
 		}
@@ -221,7 +221,7 @@ func (fd *netFD) control(f func(s int) error) error {
 		return fd.closedErr()
 	}
 	defer fd.decref()
-	return f(fd.sysfd)
+	return f(fd.pd.Sysfd())
 }
 
 func (fd *netFD) setsockopt(level, opt, v int) error {
@@ -307,7 +307,7 @@ func (fd *netFD) rawWait(write bool, f func(uintptr) bool) error {
 		mode = core.Write
 	}
 	return fd.ioLoop(mode, "", func() error {
-		if f(uintptr(fd.sysfd)) {
+		if f(uintptr(fd.pd.Sysfd())) {
 			return nil
 		}
 		return errAgain

@@ -205,7 +205,7 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 		if err := fd.backOff(); err != nil {
 			return err
 		}
-		ns, rsa, err := sysAccept(fd.sysfd)
+		ns, rsa, err := sysAccept(fd.pd.Sysfd())
 		switch {
 		case err == nil:
 			fd.acceptedOne()
@@ -229,7 +229,7 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 
 // accepted makes the fd of a new connection, with net's options.
 func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD, error) {
-	c, err := newFD(fd.l, ns, int(fd.family), sockStream, fd.net)
+	c, err := newFD(fd.pd.Loop(), ns, int(fd.family), sockStream, fd.net)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func (w *PeerWatch) peek() {
 		w.fd, w.gone = nil, nil
 		return // closed: nobody to tell
 	}
-	n, err := sysPeek(fd.sysfd)
+	n, err := sysPeek(fd.pd.Sysfd())
 	fd.pd.Release()
 	if err != nil && peekAgain(err) {
 		if !w.arm() {

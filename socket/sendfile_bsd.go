@@ -27,7 +27,7 @@ func (fd *netFD) sendFileFrom(f file, src int, remain int64) (written int64, err
 	handled = true
 	err = fd.ioLoop(core.Write, "sendfile", func() error {
 		off := pos + written
-		n, err := unix.Sendfile(fd.sysfd, src, &off, int(min(remain-written, maxSendfile)))
+		n, err := unix.Sendfile(fd.pd.Sysfd(), src, &off, int(min(remain-written, maxSendfile)))
 		if n > 0 {
 			written += int64(n)
 		}

@@ -19,7 +19,7 @@ const maxSendfile = 4 << 20
 func (fd *netFD) sendFileFrom(_ file, src int, remain int64) (written int64, err error, handled bool) {
 	handled = true
 	err = fd.ioLoop(core.Write, "sendfile", func() error {
-		n, err := unix.Sendfile(fd.sysfd, src, nil, int(min(remain-written, maxSendfile)))
+		n, err := unix.Sendfile(fd.pd.Sysfd(), src, nil, int(min(remain-written, maxSendfile)))
 		if n > 0 {
 			written += int64(n)
 		}

@@ -494,4 +494,4 @@ func TestServeAllocatesNothing(t *testing.T) {
 }
 
 // descriptorOpen reports whether c's descriptor is still open.
-func descriptorOpen(c *Conn) bool { return fdOpen(c.fd.sysfd) }
+func descriptorOpen(c *Conn) bool { return fdOpen(c.fd.pd.Sysfd()) }

@@ -62,7 +62,7 @@ func (fd *netFD) serve(c *Conn, h Handler) error {
 	if fd.isClosed() {
 		return fd.closedErr()
 	}
-	if fd.l.IsClosed() {
+	if fd.pd.Loop().IsClosed() {
 		fd.loopGone()
 		return errLoopClosed
 	}
@@ -82,11 +82,11 @@ func (fd *netFD) serve(c *Conn, h Handler) error {
 			break
 		}
 	}
-	if fd.l.InFiber() {
+	if fd.pd.Loop().InFiber() {
 		s.start()
 		return nil
 	}
-	if err := fd.l.Post(s.start); err != nil {
+	if err := fd.pd.Loop().Post(s.start); err != nil {
 		fd.srv.CompareAndSwap(s, nil)
 		fd.loopGone()
 		return errLoopClosed
@@ -96,12 +96,12 @@ func (fd *netFD) serve(c *Conn, h Handler) error {
 
 // start lists s with its loop and arms its watch; on the loop.
 func (s *serveState) start() {
-	if s.fd.l.IsClosed() {
+	if s.fd.pd.Loop().IsClosed() {
 		s.fd.loopGone()
 		s.end(errLoopClosed, true)
 		return
 	}
-	s.ls = loopServeOf(s.fd.l)
+	s.ls = loopServeOf(s.fd.pd.Loop())
 	s.ls.add(s)
 	s.arm()
 }
@@ -151,7 +151,7 @@ func (s *serveState) ready() {
 	}
 	n, errno := 0, errIntr
 	for errno == errIntr {
-		n, errno = sysRead(fd.sysfd, room[k:])
+		n, errno = sysRead(fd.pd.Sysfd(), room[k:])
 	}
 	var err error
 	switch {
@@ -256,7 +256,7 @@ func (fd *netFD) stopServing() bool {
 	if s == nil || s.state.Load() != serving {
 		return false
 	}
-	l := fd.l
+	l := fd.pd.Loop()
 	if l.InFiber() {
 		return s.stop()
 	}

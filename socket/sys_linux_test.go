@@ -240,7 +240,7 @@ func TestAcceptErrorsThatDoNotBackOff(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ln.Close()
-		if err := unix.Shutdown(ln.fd.sysfd, unix.SHUT_RD); err != nil {
+		if err := unix.Shutdown(ln.fd.pd.Sysfd(), unix.SHUT_RD); err != nil {
 			t.Skipf("shutdown of a listening socket: %v", err)
 		}
 		for range 2 {

@@ -88,7 +88,7 @@ func (t *TLSConn) HandshakeContext(ctx context.Context) error {
 		return syscall.EINVAL
 	}
 	fd := t.c.fd
-	l := fd.l
+	l := fd.pd.Loop()
 	// One call makes it; the others wait for its end, not for the
 	// direction locks, which a Read holds for as long as it waits.
 	if err := t.waitHandshake(); err != nil {
@@ -122,7 +122,7 @@ func (t *TLSConn) HandshakeContext(ctx context.Context) error {
 // waitHandshake waits until no call is making the handshake, and
 // returns holding hsMu.
 func (t *TLSConn) waitHandshake() error {
-	l := t.c.fd.l
+	l := t.c.fd.pd.Loop()
 	t.hsMu.Lock()
 	for t.hsRunning {
 		if l.InFiber() {

@@ -25,7 +25,7 @@ func (fd *netFD) tlsRead(p []byte, wait bool) (int, error) {
 	n := 0
 	err := fd.retry(core.Read, callRead, func() error {
 		var errno syscall.Errno
-		n, errno = sysRead(fd.sysfd, p)
+		n, errno = sysRead(fd.pd.Sysfd(), p)
 		switch {
 		case errno == errAgain && !wait:
 			return errWouldBlock
@@ -43,7 +43,7 @@ func (fd *netFD) tlsRead(p []byte, wait bool) (int, error) {
 // errno of a call that wrote nothing (errAgain: the socket is full), as
 // retry takes it.
 func (fd *netFD) tlsWrite(p []byte) (int, error) {
-	n, errno := sysWrite(fd.sysfd, p[:min(len(p), maxRW)])
+	n, errno := sysWrite(fd.pd.Sysfd(), p[:min(len(p), maxRW)])
 	if errno != 0 {
 		return 0, errnoErr(errno)
 	}
