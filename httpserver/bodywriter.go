@@ -54,7 +54,7 @@ func (w *response) write(p []byte, s string, isString bool) (int, error) {
 	if !w.committed {
 		if len(w.buf)+n <= bufferBeforeChunking {
 			if w.buf == nil {
-				w.buf = make([]byte, 0, bufferBeforeChunking)
+				w.buf = w.c.ls.getBody()
 			}
 			if isString {
 				w.buf = append(w.buf, s...)

@@ -65,3 +65,15 @@ func (ls *loopState) putWriter(bw *bufio.Writer) {
 	bw.Reset(nil)
 	ls.writers.put(bw)
 }
+
+// getBody is a buffer for a response body held back until commit (up to
+// bufferBeforeChunking), spare or new.
+func (ls *loopState) getBody() []byte {
+	if b, ok := ls.bodies.get(); ok {
+		return b
+	}
+	return make([]byte, 0, bufferBeforeChunking)
+}
+
+// putBody keeps b for another response.
+func (ls *loopState) putBody(b []byte) { ls.bodies.put(b[:0]) }

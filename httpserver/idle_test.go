@@ -40,17 +40,19 @@ const (
 
 // idleBudget bounds the memory of an idle keep-alive connection, heap
 // (MemStats.HeapInuse) and stacks (StackInuse) apart, a guard against
-// regressions a little above what was measured (about 3.9 KiB of heap
-// and no stack on epoll and stream): the socket's conn, served (see
+// regressions a little above what was measured (1.7-1.8 KiB of heap and
+// no stack on epoll, stream and kqueue): the socket's conn, served (see
 // package socket's idleServedBudget), and the server's conn. An idle
 // conn holds no fiber (it held one, its stack grown to 4 KiB by the
-// request, until it waited as a served conn) and no read or write
-// buffer. netpoll adds a helper goroutine, a dup and an *os.File per
-// watched descriptor; the race detector doubles every stack.
+// request, until it waited as a served conn) and no buffer: no read or
+// write buffer, and no buffer for a body held back until commit (it held
+// that one, 2 KiB, while it waited, at 3.8 KiB of heap). netpoll adds a
+// helper goroutine, a dup and an *os.File per watched descriptor (2.9
+// KiB of heap); the race detector doubles every stack.
 func idleBudget(driver string) (heap, stack float64) {
-	heap, stack = 5<<10, 512
+	heap, stack = 2560, 512
 	if driver == "netpoll" {
-		heap, stack = 6<<10, 2<<10+512
+		heap, stack = 3584, 2<<10+512
 	}
 	if raceEnabled {
 		stack *= 2

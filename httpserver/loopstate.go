@@ -38,6 +38,7 @@ type loopState struct {
 	scratch [bufSize]byte
 	readers freeList[*bufio.Reader]
 	writers freeList[*bufio.Writer]
+	bodies  freeList[[]byte] // response bodies held back until commit
 
 	// Kept from one response to the next: responses repeat themselves.
 	sniffs sniffCache

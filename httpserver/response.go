@@ -93,10 +93,13 @@ func (w *response) reset(req *http.Request) {
 	}
 }
 
+// releaseBuf gives the held-back body's buffer back to the loop once the
+// response is sent: an idle conn holds none.
 func (w *response) releaseBuf() {
-	if cap(w.buf) > bufferBeforeChunking {
-		w.buf = nil
+	if cap(w.buf) == bufferBeforeChunking {
+		w.c.ls.putBody(w.buf)
 	}
+	w.buf = nil
 }
 
 // Header returns the header map that WriteHeader (or the first Write)
