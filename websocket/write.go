@@ -167,11 +167,13 @@ func (c *Conn) closeTimedOut(core.CallbackID) {
 	c.nc.Close()
 }
 
-// shutdownWhenFlushed closes the TCP conn once what is queued is written.
+// shutdownWhenFlushed closes the TCP conn once what is queued is written,
+// an open message writer's message and what waits behind it included
+// (RFC 6455 5.5.1 lets the close frame wait for the message under way).
 func (c *Conn) shutdownWhenFlushed() {
 	c.mu.Lock()
 	c.shutdown = true
-	now := !c.flushing
+	now := !c.flushing && c.writer == nil
 	c.mu.Unlock()
 	if now {
 		c.nc.Close()
@@ -251,7 +253,7 @@ func (c *Conn) flush() {
 		c.out, c.pongAt = nil, 0
 		if len(frames) == 0 {
 			c.flushing = false
-			shut := c.shutdown
+			shut := c.shutdown && c.writer == nil
 			c.mu.Unlock()
 			if shut {
 				c.nc.Close()

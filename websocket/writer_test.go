@@ -276,3 +276,43 @@ func TestNextWriterCompressed(t *testing.T) {
 		})
 	}
 }
+
+// The peer's close frame while a writer is open: the answer waits behind
+// the rest of the message (RFC 6455 5.5.1), and the TCP conn closes once
+// both are written, not before.
+func TestNextWriterThenPeerCloses(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		rec := newRecorder()
+		addr := serveWS(t, l, echoServer(rec), viaListener)
+		rc, _ := dialRaw(t, addr, "")
+		c := rec.conn(t)
+		w, err := c.NextWriter(Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, w, "a")
+		rc.send(cf(opClose, "\x03\xe8bye"))
+		for deadline := time.Now().Add(hangGuard); ; time.Sleep(time.Millisecond) {
+			c.mu.Lock()
+			closing := c.closing
+			c.mu.Unlock()
+			if closing {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the peer's close frame was not taken")
+			}
+		}
+		mustWrite(t, w, "b")
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wantFrames(t, rc, sf(false, opText, "a"), sf(false, opContinuation, "b"), sf(true, opContinuation, ""))
+		if code := rc.closeCode(); code != CloseNormal {
+			t.Errorf("the answer's code: %d, want 1000", code)
+		}
+		if e := rec.close(t); e.Code != CloseNormal || !e.Remote {
+			t.Errorf("OnClose: %+v", e)
+		}
+	})
+}
