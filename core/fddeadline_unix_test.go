@@ -151,19 +151,10 @@ func TestFDDeadlineSetWhileWaiting(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := core.New(newScriptFD()) // it reports no readiness unless told
 			defer l.Close()
-			var fds [2]int
-			if err := syscall.Pipe(fds[:]); err != nil {
-				t.Fatal(err)
-			}
-			defer syscall.Close(fds[1])
-			var p core.FD
-			if err := p.Init(l, fds[0], net.ErrClosed); err != nil {
-				syscall.Close(fds[0])
-				t.Fatal(err)
-			}
+			p := lockFD(t, l)
 			var got error
 			l.Defer(func(core.CallbackID) {
-				defer p.Close() // closes fds[0]
+				defer p.Close()
 				if !p.Acquire() {
 					t.Error("Acquire failed on an open FD")
 					return

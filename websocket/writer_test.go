@@ -5,6 +5,7 @@ package websocket
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,20 @@ func wantFrames(t *testing.T, rc *rawClient, want ...frame) {
 	}
 }
 
+// openWriter serves srv (recorded by rec) on l by route r, dials it by
+// hand with the extra header lines ext, and opens a writer of a message
+// of type typ on the server's conn.
+func openWriter(t *testing.T, l *core.Loop, rec *recorder, srv *Server, r route, ext string, typ MessageType) (*rawClient, *Conn, io.WriteCloser) {
+	t.Helper()
+	rc, _ := dialRaw(t, serveWS(t, l, srv, r), ext)
+	c := rec.conn(t)
+	w, err := c.NextWriter(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc, c, w
+}
+
 // sf is a server frame as wantFrames checks it.
 func sf(fin bool, op opcode, p string) frame { return frame{fin: fin, op: op, p: []byte(p)} }
 
@@ -38,14 +53,7 @@ func TestNextWriterFragments(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		rec := newRecorder()
 		srv := echoServer(rec)
-		addr := serveWS(t, l, srv, viaListener)
-		rc, _ := dialRaw(t, addr, "")
-		c := rec.conn(t)
-
-		w, err := c.NextWriter(Text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rc, c, w := openWriter(t, l, rec, srv, viaListener, "", Text)
 		if _, err := c.NextWriter(Binary); err != ErrWriterOpen {
 			t.Errorf("a second NextWriter: %v, want ErrWriterOpen", err)
 		}
@@ -71,7 +79,7 @@ func TestNextWriterFragments(t *testing.T) {
 		}
 
 		// A writer closed at once sends an empty message.
-		w, err = c.NextWriter(Binary)
+		w, err := c.NextWriter(Binary)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,13 +113,7 @@ func TestNextWriterThenClose(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		rec := newRecorder()
 		srv := echoServer(rec)
-		addr := serveWS(t, l, srv, viaHTTP)
-		rc, _ := dialRaw(t, addr, "")
-		c := rec.conn(t)
-		w, err := c.NextWriter(Binary)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rc, c, w := openWriter(t, l, rec, srv, viaHTTP, "", Binary)
 		mustWrite(t, w, "a")
 		if err := c.Close(CloseGoingAway, "bye"); err != nil {
 			t.Fatal(err)
@@ -146,13 +148,7 @@ func TestNextWriterQueueFull(t *testing.T) {
 		rec := newRecorder()
 		srv := echoServer(rec)
 		srv.MaxQueuedBytes, srv.CloseTimeout = 4<<10, 100*time.Millisecond
-		addr := serveWS(t, l, srv, viaListener)
-		rc, _ := dialRaw(t, addr, "")
-		c := rec.conn(t)
-		w, err := c.NextWriter(Text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rc, c, w := openWriter(t, l, rec, srv, viaListener, "", Text)
 		mustWrite(t, w, "first")
 		if err := c.WriteMessage(Text, []byte("held")); err != nil {
 			t.Fatal(err)
@@ -209,15 +205,9 @@ func TestNextWriterCompressed(t *testing.T) {
 				rec := newRecorder()
 				srv := echoServer(rec)
 				srv.Compression, srv.ContextTakeover = true, takeover
-				addr := serveWS(t, l, srv, viaListener)
-				rc, _ := dialRaw(t, addr, "Sec-WebSocket-Extensions: permessage-deflate\r\n")
-				c := rec.conn(t)
+				rc, c, w := openWriter(t, l, rec, srv, viaListener, "Sec-WebSocket-Extensions: permessage-deflate\r\n", Text)
 				if c.pmd.outTakeover != takeover {
 					t.Fatalf("context takeover %v, want %v", c.pmd.outTakeover, takeover)
-				}
-				w, err := c.NextWriter(Text)
-				if err != nil {
-					t.Fatal(err)
 				}
 				for i, p := range parts {
 					mustWrite(t, w, p)
@@ -283,13 +273,7 @@ func TestNextWriterCompressed(t *testing.T) {
 func TestNextWriterThenPeerCloses(t *testing.T) {
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
 		rec := newRecorder()
-		addr := serveWS(t, l, echoServer(rec), viaListener)
-		rc, _ := dialRaw(t, addr, "")
-		c := rec.conn(t)
-		w, err := c.NextWriter(Text)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rc, c, w := openWriter(t, l, rec, echoServer(rec), viaListener, "", Text)
 		mustWrite(t, w, "a")
 		rc.send(cf(opClose, "\x03\xe8bye"))
 		for deadline := time.Now().Add(hangGuard); ; time.Sleep(time.Millisecond) {
