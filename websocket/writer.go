@@ -18,18 +18,21 @@ var errWriterClosed = errors.New("websocket: Write or Close on a message writer 
 
 // NextWriter starts a message of type typ sent in fragments (RFC 6455
 // 5.4), for a message too large to hold whole or not known whole yet.
-// Each Write queues one frame holding a copy of what it got (wrap the
-// writer in a bufio.Writer for many small writes) and Close queues the
-// last; like WriteMessage, neither waits, and both fail with ErrClosed
-// once the conn is closing and ErrQueueFull past Options.MaxQueuedBytes.
+// Each Write of one byte or more queues one frame of what it got (a
+// copy; wrap the writer in a bufio.Writer for many small writes), and
+// Close queues the last. Like WriteMessage, neither waits: both fail with
+// ErrQueueFull past Options.MaxQueuedBytes (the conn then closes with
+// 1008) and with ErrClosed once the conn has failed or ended. NextWriter
+// itself fails with ErrClosed once the conn is closing.
 //
 // While the writer is open, the conn's other messages (WriteMessage,
-// WritePrepared, Broadcast) and a Close's close frame wait behind it, in
-// the order they came, and go once it is closed; pings and pongs go
-// between its fragments. So close it: an open writer holds the conn's
-// messages back, and a Close then ends the conn only at
-// Options.CloseTimeout. One writer at a time: NextWriter returns
-// ErrWriterOpen while one is open.
+// WritePrepared, Broadcast) and the close frame of a Close, ours or the
+// answer to the peer's, wait behind it, in the order they came, and go
+// once it is closed; pings and pongs go between its fragments, and the
+// writer may finish its message after a Close (RFC 6455 5.5.1). So close
+// it: an open writer holds the conn's messages back, and a Close then
+// ends the conn only at Options.CloseTimeout. One writer at a time:
+// NextWriter returns ErrWriterOpen while one is open.
 //
 // On a conn that compresses, the message is compressed as it goes, each
 // Write's part flushed into its frame (RFC 7692 7.2.1); where the peer
