@@ -83,7 +83,6 @@ func (w *response) reset(req *http.Request) {
 		req:           req,
 		handlerHeader: w.handlerHeader,
 		contentLength: -1,
-		buf:           w.buf[:0],
 		declared:      w.declared[:0],
 		isHEAD:        req.Method == "HEAD",
 		is11:          req.ProtoAtLeast(1, 1),

@@ -58,8 +58,9 @@
 // server conns that take it unchanged, compressed once per level.
 // NextWriter sends a message in fragments, a frame per Write, for one
 // too large to hold whole, compressed as it goes where the conn
-// compresses: the conn's other messages wait behind it until it is
-// closed, pings and pongs go between its fragments.
+// compresses and the peer's window is compress/flate's: the conn's other
+// messages wait behind it until it is closed, pings and pongs go between
+// its fragments.
 //
 // # Closing
 //
