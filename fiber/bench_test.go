@@ -73,6 +73,21 @@ func BenchmarkGo(b *testing.B) {
 	})
 }
 
+// FutureAwait without the future: a function started by Go resumes the
+// benchmark's fiber through a bare Suspension. What FutureAwait costs
+// beyond this is all that Await adds to a suspension cycle.
+func BenchmarkGoResume(b *testing.B) {
+	benchIn(b, func(l *core.Loop) {
+		s := l.Suspension()
+		fn := func() (int, error) { s.Resume(nil); return 1, nil }
+		b.ReportAllocs()
+		for b.Loop() {
+			Go(l, fn)
+			_, _ = s.Suspend()
+		}
+	})
+}
+
 // A Send and a Recv each way between two fibers (unbuffered queues):
 // each fiber suspends once a round.
 func BenchmarkQueuePingPong(b *testing.B) {

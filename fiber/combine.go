@@ -22,7 +22,7 @@ func All[T any](ctx context.Context, fs ...*Future[T]) ([]T, error) {
 		vs = make([]T, len(fs))
 		var errs []error
 		for i, f := range fs {
-			if _, err := f.await(ctx); !f.done {
+			if _, err := f.awaitListed(ctx); !f.done {
 				vs = nil
 				return err // the wait ended: ctx, or Close
 			}
@@ -106,7 +106,7 @@ func firstDone[T any](l *core.Loop, ctx context.Context, fs []*Future[T]) (int, 
 		f.waiters.push(n)
 		ns[i] = n
 	}
-	i, err := sig.await(ctx)
+	i, err := sig.awaitListed(ctx)
 	for j, n := range ns {
 		if n.parked {
 			fs[j].waiters.remove(n)

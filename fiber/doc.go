@@ -69,6 +69,10 @@
 // suspends. Go from a fiber allocates its future and nothing else (it is
 // queued as a core.Runner, with no closure), and an Await from a fiber
 // allocates nothing when it is the future's only wait and its context
-// cannot end; a future's first other wait makes its wait list. A call
-// from a goroutine costs a post, a channel and a context.
+// cannot end; a future's first other wait makes its wait list. Such an
+// Await costs the suspension cycle it is made of and about 12 ns more,
+// 1.1x a cycle (BenchmarkFutureAwait against BenchmarkGoResume); an
+// unbuffered Queue's Send and Recv between two fibers cost 1.4x a cycle
+// (BenchmarkQueuePingPong, two of each). A call from a goroutine costs a
+// post, a channel and a context.
 package fiber

@@ -102,59 +102,68 @@ func (f *Future[T]) Await(ctx context.Context) (T, error) {
 	if f.settled.Load() {
 		return f.v, f.err
 	}
-	if f.l.InFiber() {
-		v, err := f.await(ctx)
-		return v, named("Future.Await", err)
+	if !f.l.InFiber() {
+		return f.awaitBlocking(ctx)
 	}
+	if f.sole != nil || f.waiters != nil || ctx.Done() != nil {
+		v, err := f.awaitListed(ctx)
+		if err != nil {
+			err = named("Future.Await", err)
+		}
+		return v, err
+	}
+	// The common wait, a fiber that waits alone with a context that
+	// cannot end, is written out here: it is all that an Await costs on
+	// top of a suspension cycle (bench_test.go). Nothing but settle and
+	// Close ends such a wait, so it needs no node, no generation and no
+	// list. It keeps wait's rules: a wait that Close ends returns its
+	// error even if settle came first, and a Resume from elsewhere is a
+	// misuse.
+	s := f.l.Suspension()
+	f.sole = s
+	if _, err := s.Suspend(); err != nil || f.sole != nil {
+		f.sole = nil
+		if err == nil {
+			panic(errForeignResume)
+		}
+		var zero T
+		return zero, named("Future.Await", err)
+	}
+	return f.v, f.err
+}
+
+// awaitBlocking is Await from a goroutine other than the loop's fibers:
+// the Await is made for it in a fiber.
+func (f *Future[T]) awaitBlocking(ctx context.Context) (T, error) {
 	var v T
 	err := blocking(f.l, ctx, "Future.Await", func(ctx context.Context) error {
 		var err error
-		v, err = f.await(ctx)
+		v, err = f.Await(ctx)
 		return err
 	})
 	return v, err
 }
 
-func (f *Future[T]) await(ctx context.Context) (T, error) {
-	if !f.done {
-		var zero T
-		if ctx.Done() == nil && f.sole == nil && (f.waiters == nil || f.waiters.head == nil) {
-			if err := f.awaitSole(); err != nil {
-				return zero, err
-			}
-			return f.v, f.err
-		}
-		if err := ctx.Err(); err != nil {
-			return zero, err
-		}
-		q := f.list()
-		n := q.get(f.l.Suspension())
-		q.push(n)
-		err := wait(f.l, ctx, n)
+// awaitListed waits in a fiber of the loop on the future's wait list: a
+// wait whose context can end, or one of several, or All's. The error of a
+// wait that ended is not named: the caller names it.
+func (f *Future[T]) awaitListed(ctx context.Context) (T, error) {
+	if f.done {
+		return f.v, f.err
+	}
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	q := f.list()
+	n := q.get(f.l.Suspension())
+	q.push(n)
+	if err := wait(f.l, ctx, n); err != nil {
 		q.put(n)
-		if err != nil {
-			return zero, err
-		}
+		return zero, err
 	}
+	q.put(n)
 	return f.v, f.err
-}
-
-// awaitSole suspends the running fiber, the future's only waiter, whose
-// context cannot end, until settle resumes it: nothing but settle and
-// Close ends such a wait, so it needs no node, no generation and no list.
-// It keeps wait's rules: a wait that Close ends returns its error even if
-// settle came first, and a Resume from elsewhere is a misuse.
-func (f *Future[T]) awaitSole() error {
-	s := f.l.Suspension()
-	f.sole = s
-	_, err := s.Suspend()
-	if f.sole == s {
-		f.sole = nil
-		if err == nil {
-			panic(errForeignResume)
-		}
-	}
-	return err
 }
 
 // list returns the future's wait list, made for its first wait that

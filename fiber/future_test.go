@@ -145,29 +145,63 @@ func TestGoPanic(t *testing.T) {
 // with a context that cannot end (the first such waits with no node) or
 // one that can.
 func TestAwaitWakesInOrder(t *testing.T) {
-	eachDriver(t, func(t *testing.T, l *core.Loop) {
-		var log []string
-		runIn(t, l, func() {
-			f, release := heldFuture(l, 1)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			for _, w := range []struct {
-				name string
-				ctx  context.Context
-			}{{"a", context.Background()}, {"b", context.Background()}, {"c", ctx}, {"d", context.Background()}} {
-				spawn(l, func() {
-					if v, err := f.Await(w.ctx); v != 1 || err != nil {
-						t.Errorf("%s: Await = %v, %v; want 1, nil", w.name, v, err)
-					}
-					log = append(log, w.name)
-				})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bg := context.Background()
+	// Waits whose context can end go on the future's list, the first one
+	// that cannot end waits alone (sole) unless the list has some: the
+	// order is the order of the waits either way.
+	for _, order := range [][]context.Context{{bg, bg, ctx, bg}, {ctx, bg, bg, ctx}} {
+		eachDriver(t, func(t *testing.T, l *core.Loop) {
+			var log []string
+			runIn(t, l, func() {
+				f, release := heldFuture(l, 1)
+				for i, c := range order {
+					name := string(rune('a' + i))
+					spawn(l, func() {
+						if v, err := f.Await(c); v != 1 || err != nil {
+							t.Errorf("%s: Await = %v, %v; want 1, nil", name, v, err)
+						}
+						log = append(log, name)
+					})
+				}
+				until(l, func() bool { return futureWaiting(f) == len(order) })
+				release()
+				until(l, func() bool { return len(log) == len(order) })
+			})
+			if got := strings.Join(log, ""); got != "abcd" {
+				t.Errorf("woken in the order %s; want abcd", got)
 			}
-			until(l, func() bool { return futureWaiting(f) == 4 })
-			release()
-			until(l, func() bool { return len(log) == 4 })
 		})
-		if got := strings.Join(log, ""); got != "abcd" {
-			t.Errorf("woken in the order %s; want abcd", got)
+	}
+}
+
+// A wait that Close ends returns Close's error even when the future was
+// settled first, while the waiter's resume could no longer run: here
+// Close unwinds the future's fiber, whose function then returns a value,
+// before it unwinds the waiter.
+func TestAwaitEndedByCloseAfterSettle(t *testing.T) {
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		var settledFirst bool
+		var err error
+		runIn(t, l, func() {
+			settled := false
+			f := Go(l, func() (int, error) {
+				_, _ = l.Suspension().Suspend() // never resumed: Close unwinds it
+				settled = true
+				return 1, nil
+			})
+			_, err = f.Await(context.Background())
+			settledFirst = settled
+		})
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !settledFirst {
+			t.Fatal("Close unwound the waiter before the future's fiber: the case did not happen")
+		}
+		if !errors.Is(err, core.ErrLoopClosed) || !strings.Contains(err.Error(), "Future.Await") {
+			t.Errorf("Await ended by Close after the future settled = %v; want ErrLoopClosed naming Future.Await", err)
 		}
 	})
 }
