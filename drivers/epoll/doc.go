@@ -4,10 +4,24 @@
 // Beyond the driver.Driver contract:
 //
 //   - Register, Modify and Deregister make at most one epoll_ctl(2) call
-//     (two when ADD meets EEXIST); Wait makes one epoll_wait call, costs
-//     O(ready) whatever the number of registrations, and does not
-//     allocate. The kernel rotates its ready list, so an fd that stays
-//     ready does not starve the others.
+//     (two when ADD meets EEXIST); Wait costs O(ready) whatever the number
+//     of registrations, and does not allocate. The kernel rotates its
+//     ready list, so an fd that stays ready does not starve the others.
+//   - Wait does not hold a thread while it waits long. It takes what is
+//     ready with a zero-timeout epoll_wait, a raw system call; if nothing
+//     is and the timeout is 2 ms or more (or none), it parks the loop's
+//     goroutine in the Go runtime's netpoller until a millisecond before
+//     the timeout. The netpoller watches a second epoll instance, which
+//     watches the first only while a Wait is parked (EPOLLONESHOT, armed
+//     and disarmed by epoll_ctl): the runtime is not woken by the events
+//     of a loop that is running; it costs the driver a descriptor more.
+//     The rest of a timeout, and shorter ones, Wait waits in
+//     epoll_pwait2(2), to the microsecond (epoll_wait, to the millisecond,
+//     before Linux 5.11). A goroutine blocked in epoll_wait holds its P in a
+//     system call: with the other Ps busy (a loop per CPU) the runtime's
+//     sysmon takes the P from it and goes on waking every 20 us, and the
+//     thread has to win a P back when the call returns. Parked, a loop
+//     costs the scheduler what a goroutine waiting on a net.Conn does.
 //   - Interest 0 keeps the registration in the driver but takes the fd out
 //     of the kernel, because epoll reports EPOLLHUP and EPOLLERR whatever
 //     the mask (epoll_ctl(2)).

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/revoltgo/eventloop/driver"
@@ -40,6 +41,17 @@ type Driver struct {
 	// because it is passed to the kernel as a uintptr.
 	ts     unix.Timespec
 	closed bool
+	// park is the epoll instance handed to the Go runtime's netpoller (a
+	// dup of epfd, through os.NewFile; nil if the runtime would not take
+	// it): a long Wait parks the loop's goroutine on it (wait_linux.go).
+	park     *os.File
+	parkConn syscall.RawConn
+	parkPoll func(uintptr) bool // pollPark, made once: no closure per Wait
+	parkBuf  []unix.EpollEvent  // what pollPark fills, and how many
+	parkN    int
+	parkErr  error
+	deadline bool            // park has a read deadline set
+	parkEv   unix.EpollEvent // armPark's, passed to the kernel as a uintptr
 }
 
 const (
@@ -76,6 +88,7 @@ func New() (*Driver, error) {
 		return nil, err
 	}
 	d.pwait2 = d.probePwait2()
+	d.openPark()
 	return d, nil
 }
 
@@ -111,6 +124,7 @@ func (d *Driver) Close() error {
 		return nil // a second Close is a no-op
 	}
 	d.closed = true
+	d.closePark()
 	err := errors.Join(d.wake.Close(), os.NewSyscallError("close", unix.Close(d.epfd)))
 	d.epfd, d.regs, d.always, d.pending = -1, nil, nil, nil
 	return err

@@ -201,24 +201,7 @@ func TestClosedAndReused(t *testing.T) {
 func TestClosedWhileDuplicated(t *testing.T) {
 	d := newDriver(t)
 	epfd := d.Fd()
-	a, b := socketpair(t)
-	keep, err := unix.Dup(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(keep)
-	if err := d.Register(a, 9, core.Read); err != nil {
-		t.Fatal(err)
-	}
-	drivertest.Write(t, b)
-	unix.Close(a)
-	if ev, ok := drivertest.WaitFor(t, d, 9, time.Second); !ok || ev.Token != 9 {
-		t.Fatalf("got %+v, %v; want token 9", ev, ok)
-	}
-	if err := d.Deregister(a); err != nil {
-		t.Fatalf("Deregister of the closed fd: %v", err)
-	}
-	d.Wait(make([]core.Event, 8), 0) // the stale event: a rebuild
+	a := rebuildForStale(t, d)
 	expectBlocks(t, d, 5, 20*time.Millisecond)
 	if d.Fd() != epfd {
 		t.Fatalf("Fd changed from %d to %d", epfd, d.Fd())
@@ -231,6 +214,32 @@ func TestClosedWhileDuplicated(t *testing.T) {
 	if bytes.Contains(info, fmt.Appendf(nil, "tfd: %8d ", a)) {
 		t.Fatalf("the stale registration of fd %d survives:\n%s", a, info)
 	}
+}
+
+// rebuildForStale makes d rebuild its epoll instance: a watched fd is
+// closed while a dup keeps its file open and ready, and deregistered; the
+// next Wait meets its stale event. It returns the closed fd's number.
+func rebuildForStale(t *testing.T, d *epoll.Driver) int {
+	t.Helper()
+	a, b := socketpair(t)
+	keep, err := unix.Dup(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(keep) })
+	if err := d.Register(a, 9, core.Read); err != nil {
+		t.Fatal(err)
+	}
+	drivertest.Write(t, b)
+	unix.Close(a)
+	if ev, ok := drivertest.WaitFor(t, d, 9, time.Second); !ok || ev.Token != 9 {
+		t.Fatalf("got %+v, %v; want token 9", ev, ok)
+	}
+	if err := d.Deregister(a); err != nil {
+		t.Fatalf("Deregister of the closed fd: %v", err)
+	}
+	d.Wait(make([]core.Event, 8), 0) // the stale event: a rebuild
+	return a
 }
 
 // TestModifyOfClosedDuplicate: Modify of a watched fd that the user closed
