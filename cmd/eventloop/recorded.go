@@ -21,16 +21,16 @@ type recordedRow struct {
 var recorded = []recordedRow{
 	{
 		measure: `HTTP "Hello, World!", 128 conns, requests/s`,
-		ours:    "119 799 (1.48× net/http), epoll, 2 loops; 16 pipelined in each write: 727 609 (6.24×)",
-		std:     "net/http 79 663; pipelined 116 249",
-		peers:   "fasthttp 122 432 (1.49×), pipelined 1 215 423 (10.30×); nbio 72 309 (0.95×)",
-		when:    "2026-12-06; wrk -t2 on the same 2 cores, 1 s warm-up, 3 s window, medians of 5",
+		ours:    "128 840 (1.47× net/http), epoll, 2 loops; 16 pipelined in each write: 819 979 (6.20×)",
+		std:     "net/http 87 007; pipelined 131 563",
+		peers:   "fasthttp 123 005 (1.43×), pipelined 1 230 720 (9.35×); nbio 80 272 (0.91×)",
+		when:    "2026-12-07; wrk -t2 on the same 2 cores, 1 s warm-up, 3 s window, medians of 5",
 		sources: []string{
-			"| net/http | 128 | 79663 | 1.00× |",
-			"| fasthttp | 128 | 122432 | 1.49× |",
-			"| ours, epoll, 2 loops | 128 | 119799 | 1.48× |",
-			"| ours, epoll, 2 loops | 128, 16 deep | 727609 | 6.24× |",
-			"| fasthttp | 128, 16 deep | 1215423 | 10.30× |",
+			"| net/http | 128 | 87007 | 1.00× |",
+			"| fasthttp | 128 | 123005 | 1.43× |",
+			"| ours, epoll, 2 loops | 128 | 128840 | 1.47× |",
+			"| ours, epoll, 2 loops | 128, 16 deep | 819979 | 6.20× |",
+			"| fasthttp | 128, 16 deep | 1230720 | 9.35× |",
 		},
 	},
 	{
