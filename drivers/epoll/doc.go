@@ -9,7 +9,8 @@
 //     ready list, so an fd that stays ready does not starve the others.
 //   - Wait does not hold a thread while it waits long. It takes what is
 //     ready with a zero-timeout epoll_wait, a raw system call; if nothing
-//     is and the timeout is 2 ms or more (or none), it parks the loop's
+//     is, the timeout is 2 ms or more (or none) and the process has as
+//     many epoll drivers open as Ps (a loop per CPU), it parks the loop's
 //     goroutine in the Go runtime's netpoller until a millisecond before
 //     the timeout. The netpoller watches a second epoll instance, which
 //     watches the first only while a Wait is parked (EPOLLONESHOT, armed
@@ -22,6 +23,8 @@
 //     sysmon takes the P from it and goes on waking every 20 us, and the
 //     thread has to win a P back when the call returns. Parked, a loop
 //     costs the scheduler what a goroutine waiting on a net.Conn does.
+//     With fewer loops than Ps, sysmon leaves a blocked P alone while
+//     another is idle, and one blocking call is cheaper than a park.
 //   - Interest 0 keeps the registration in the driver but takes the fd out
 //     of the kernel, because epoll reports EPOLLHUP and EPOLLERR whatever
 //     the mask (epoll_ctl(2)).

@@ -3,6 +3,7 @@
 package epoll
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func parkReadable(t *testing.T, d *Driver) bool {
 // parked: the events of a loop that runs do not wake the runtime, before
 // the first park or after one.
 func TestParkDisarmedWhileRunning(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // a loop per P: Wait parks
 	d, err := New()
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/drivers/epoll"
 	"github.com/revoltgo/eventloop/drivers/internal/drivertest"
+	"golang.org/x/sys/unix"
 )
 
 // waitInGoroutine runs d.Wait(events, timeout) on a goroutine of its own
@@ -47,10 +48,17 @@ func waitState() string {
 	return ""
 }
 
-// A Wait with nothing ready and no timeout (or a long one) parks its
-// goroutine in the runtime's netpoller, holding no thread in a system
-// call, and an event wakes it.
+// loopPerP sets GOMAXPROCS to 1 until t ends: one driver is then a loop
+// per P, and its long waits park.
+func loopPerP(t *testing.T) {
+	t.Cleanup(func(n int) func() { return func() { runtime.GOMAXPROCS(n) } }(runtime.GOMAXPROCS(1)))
+}
+
+// A Wait with nothing ready and no timeout (or a long one), in a process
+// with a loop per P, parks its goroutine in the runtime's netpoller,
+// holding no thread in a system call, and an event wakes it.
 func TestLongWaitParks(t *testing.T) {
+	loopPerP(t)
 	for _, timeout := range []time.Duration{-1, time.Minute} {
 		d := newDriver(t)
 		a, b := socketpair(t)
@@ -76,6 +84,7 @@ func TestLongWaitParks(t *testing.T) {
 // After a rebuild the parked Wait watches the new epoll instance: a fd
 // registered after it wakes it.
 func TestLongWaitParksAfterRebuild(t *testing.T) {
+	loopPerP(t)
 	d := newDriver(t)
 	rebuildForStale(t, d)
 	c, e := socketpair(t)
@@ -94,5 +103,34 @@ func TestLongWaitParksAfterRebuild(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a Wait parked after a rebuild was not woken by a fd registered after it")
+	}
+}
+
+// With fewer epoll loops than Ps a long Wait blocks in epoll_wait, where
+// sysmon leaves it alone; with a loop per P it parks.
+func TestLongWaitParksOnlyWithALoopPerP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	d := newDriver(t)
+	a, b := socketpair(t)
+	if err := d.Register(a, 1, core.Read); err != nil {
+		t.Fatal(err)
+	}
+	for _, loops := range []int{1, 2} {
+		if loops == 2 {
+			newDriver(t)
+		}
+		want := map[int]string{1: "syscall", 2: "IO wait"}[loops]
+		done := waitInGoroutine(d, -1)
+		if got := waitState(); got != want {
+			t.Errorf("with %d epoll drivers on 2 Ps, Wait(-1) waits in state %q; want %q", loops, got, want)
+		}
+		drivertest.Write(t, b)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Wait(-1) was not woken by a write 5 s ago")
+		}
+		var buf [8]byte
+		_, _ = unix.Read(a, buf[:])
 	}
 }
