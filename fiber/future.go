@@ -28,7 +28,7 @@ type Future[T any] struct {
 	v       T
 	err     error
 	// sole is the fiber that waits alone, with a context that cannot
-	// end: the common await, which then needs no node (awaitSole).
+	// end: the common await, which then needs no node (Await).
 	sole *core.Suspension
 	// waiters are the other waits, on a list made for the first of them:
 	// most futures never need one, and their allocation stays small.
@@ -158,11 +158,11 @@ func (f *Future[T]) awaitListed(ctx context.Context) (T, error) {
 	q := f.list()
 	n := q.get(f.l.Suspension())
 	q.push(n)
-	if err := wait(f.l, ctx, n); err != nil {
-		q.put(n)
+	err := wait(f.l, ctx, n)
+	q.put(n)
+	if err != nil {
 		return zero, err
 	}
-	q.put(n)
 	return f.v, f.err
 }
 

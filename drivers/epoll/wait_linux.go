@@ -219,9 +219,10 @@ func (d *Driver) closePark() {
 // Linux 5.11 (ENOSYS), and seccomp filters that predate it refuse it
 // (EPERM, as Docker's default profile did).
 func (d *Driver) probePwait2() bool {
-	d.pwait2 = true
-	_, err := d.epollWait(d.evbuf[:1], 0)
-	return err == nil
+	d.ts = unix.Timespec{}
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(d.epfd),
+		uintptr(unsafe.Pointer(&d.evbuf[0])), 1, uintptr(unsafe.Pointer(&d.ts)), 0, 0)
+	return e == 0
 }
 
 // msec rounds a timeout up to whole milliseconds, never down to zero.
