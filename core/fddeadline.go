@@ -7,10 +7,15 @@ import (
 
 // Expired reports whether the deadline of direction mode has passed.
 func (p *FD) Expired(mode Interest) bool {
-	d := p.dir(mode)
-	// Inlined, a call without a deadline reads no clock and calls nothing.
-	return d.deadline.Load() != 0 && d.expired(p.l)
+	// Inlined (at the budget's edge: keep it this small), a read without a
+	// deadline reads no clock and calls nothing.
+	if mode == Read && p.rd.deadline.Load() == 0 {
+		return false
+	}
+	return p.expiredIn(mode)
 }
+
+func (p *FD) expiredIn(mode Interest) bool { return p.dir(mode).expired(p.l) }
 
 func (d *fdDir) expired(l *Loop) bool {
 	dl := d.deadline.Load()

@@ -172,8 +172,9 @@ func (p *FD) waitOffLoop(d *fdDir) error {
 }
 
 // after is what a wait returns once woken (or not begun): try again, or
-// why not. Inlined, a call that is not closing, failed or under a
-// deadline makes three loads and no call.
+// why not. A call that is not closing, failed or under a deadline makes
+// three loads and no call beyond this one (which the compiler finds too
+// large to inline).
 func (p *FD) after(d *fdDir) error {
 	if p.state.Load()&fdClosing == 0 && p.errp.Load() == nil && d.deadline.Load() == 0 {
 		return nil

@@ -109,10 +109,7 @@ func (s *serveState) start() {
 // arm waits for the conn's next bytes; on the loop, between runs.
 func (s *serveState) arm() {
 	fd := s.fd
-	if fd.pd.Expired(core.Read) {
-		s.end(os.ErrDeadlineExceeded, true)
-		return
-	}
+	// A read deadline that has passed: Watch says so (OnDeadline).
 	if err := fd.pd.Watch(core.Read, &s.x, s.wake); err != nil {
 		s.end(fd.ioErr(err), true)
 	}
@@ -315,8 +312,13 @@ func (s *serveState) putKept(k []byte) {
 
 // keep keeps rest, what the Handler left, for its next run: in buf's array
 // if it fits and is not much larger, else in one of its own size; an idle
-// conn holds what it needs, and nothing when nothing is left.
+// conn holds what it needs, and nothing when nothing is left. buf is what
+// the run took from kept; kept has stayed nil since, as only the loop
+// fills it, so a run that took nothing and left nothing skips the lock.
 func (s *serveState) keep(rest, buf []byte) {
+	if len(rest) == 0 && cap(buf) == 0 {
+		return
+	}
 	var k []byte
 	if len(rest) > 0 {
 		if cap(buf) < len(rest) || cap(buf)/4 > len(rest) {
