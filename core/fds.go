@@ -243,8 +243,11 @@ func (l *Loop) dispatchEvents(evs []Event) {
 			if ev.Errno != 0 {
 				p.errno.Store(uintptr(ev.Errno))
 			}
-			if ev.Ready&p.in != 0 {
-				l.fdReady(p, ev.Ready&p.in)
+			if ev.Ready&p.in&Read != 0 {
+				l.dirReady(p, &p.rd)
+			}
+			if ev.Ready&p.in&Write != 0 {
+				l.dirReady(p, &p.wr)
 			}
 		}
 		for _, c := range st.watchers {

@@ -292,17 +292,8 @@ func (l *Loop) wake(w ioWaiter, fromDispatch bool) {
 	}
 }
 
-// fdReady wakes the waiters of the directions in ready; a direction that
-// nobody waits for loses its interest.
-func (l *Loop) fdReady(p *FD, ready Interest) {
-	if ready&Read != 0 {
-		l.dirReady(p, &p.rd)
-	}
-	if ready&Write != 0 {
-		l.dirReady(p, &p.wr)
-	}
-}
-
+// dirReady wakes the waiter of d, which the driver reported ready; a
+// direction that nobody waits for loses its interest.
 func (l *Loop) dirReady(p *FD, d *fdDir) {
 	if d.w != (ioWaiter{}) {
 		l.wake(p.unpark(d), true)

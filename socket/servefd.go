@@ -139,14 +139,16 @@ func (s *serveState) ready() {
 		r = s.ls.buffer(k + serveMinRead)
 		start = r.top
 		room = r.b[start:]
-		copy(room, own)
+		if k > 0 {
+			copy(room, own)
+		}
 	} else {
 		// More than the loop's buffer takes: the bytes grow where they
 		// are kept (a Handler that waits for a long message).
 		own = slices.Grow(own, serveMinRead)
 		room = own[:cap(own)]
 	}
-	n, errno := 0, errIntr
+	n, errno := sysRead(fd.pd.Sysfd(), room[k:])
 	for errno == errIntr {
 		n, errno = sysRead(fd.pd.Sysfd(), room[k:])
 	}
@@ -184,8 +186,9 @@ func (s *serveState) ready() {
 		r.top = start + len(in)
 		r.lent++
 	}
-	used := s.call(in, r, start)
-	s.keep(in[used:], own[:0])
+	if used := s.call(in, r, start); used < len(in) {
+		s.keep(in[used:], own[:0])
+	}
 	if r != nil {
 		s.ls.release(r, start, start+len(in))
 	}
@@ -310,23 +313,17 @@ func (s *serveState) putKept(k []byte) {
 	s.mu.Unlock()
 }
 
-// keep keeps rest, what the Handler left, for its next run: in buf's array
-// if it fits and is not much larger, else in one of its own size; an idle
-// conn holds what it needs, and nothing when nothing is left. buf is what
-// the run took from kept; kept has stayed nil since, as only the loop
-// fills it, so a run that took nothing and left nothing skips the lock.
+// keep keeps rest, what the Handler left (not nothing), for its next run:
+// in buf's array if it fits and is not much larger, else in one of its own
+// size; an idle conn holds what it needs. A run that leaves nothing need
+// not call it: the run took kept, which has stayed nil since (only the
+// loop fills it).
 func (s *serveState) keep(rest, buf []byte) {
-	if len(rest) == 0 && cap(buf) == 0 {
-		return
+	if cap(buf) < len(rest) || cap(buf)/4 > len(rest) {
+		buf = make([]byte, 0, len(rest))
 	}
-	var k []byte
-	if len(rest) > 0 {
-		if cap(buf) < len(rest) || cap(buf)/4 > len(rest) {
-			buf = make([]byte, 0, len(rest))
-		}
-		k = buf[:len(rest)]
-		copy(k, rest) // rest may overlap k: copy moves
-	}
+	k := buf[:len(rest)]
+	copy(k, rest) // rest may overlap k: copy moves
 	s.putKept(k)
 }
 
