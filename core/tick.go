@@ -171,10 +171,7 @@ func (l *Loop) dispatch(blocking bool) {
 		l.sleeping.Store(false)
 		l.waitEnded(blocks, slept, n)
 		if err != nil {
-			// A driver that cannot wait cannot run the loop; say so once
-			// instead of spinning.
-			l.stopped.Store(true)
-			l.raise(&UncaughtError{Value: fmt.Errorf("%s driver: wait: %w", l.driver.Name(), err)})
+			l.waitFailed(err)
 			return
 		}
 		l.dispatchEvents(l.events[:n])
@@ -202,6 +199,17 @@ func (l *Loop) dispatch(blocking bool) {
 	}
 	l.clockRead()
 	l.flushErrors()
+}
+
+// waitFailed stops the loop after the driver's Wait failed: a driver that
+// cannot wait cannot run the loop; it says so once instead of spinning.
+// Out of line, so that dispatch's frame stays small (see the epoll
+// driver's Wait).
+//
+//go:noinline
+func (l *Loop) waitFailed(err error) {
+	l.stopped.Store(true)
+	l.raise(&UncaughtError{Value: fmt.Errorf("%s driver: wait: %w", l.driver.Name(), err)})
 }
 
 // timeout is how long the tick may block: until the next timer, or forever.

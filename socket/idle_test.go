@@ -62,11 +62,12 @@ const (
 // in io.go, and core's flushIO). The test logs whether the target is met; on this machine it
 // is about 4.0 KiB on stream and 4.0 to 4.2 on epoll.
 //
-// The loop grows some fibers itself: it runs a tick on the callback fiber
-// when the tick cannot block, and the driver's calls in that tick
-// (epoll_ctl; libkqueue's cgo calls, about half the fibers) grow that
-// fiber to 4 KiB before it runs the callback that will suspend. Hence the
-// slack, larger for kqueue. netpoll holds a helper goroutine (a second
+// The loop can grow fibers itself: it runs a tick on the callback fiber
+// when the tick cannot block, and a driver whose calls in that tick go
+// deeper than a 2 KiB stack holds grows that fiber to 4 KiB before it runs
+// the callback that will suspend (TestIdleFiberStackAfterAnEcho holds
+// epoll's to 2 KiB; libkqueue's cgo calls grew about half the fibers
+// here). Hence the slack, larger for kqueue. netpoll holds a helper goroutine (a second
 // stack), a dup and an *os.File per watched descriptor. Under the race
 // detector every stack starts at 4 KiB and twice as deep frames grow it.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"unsafe"
 
 	"github.com/revoltgo/eventloop/driver"
 	"golang.org/x/sys/unix"
@@ -62,15 +63,24 @@ func (d *Driver) Register(fd int, tok driver.Token, in driver.Interest) error {
 		return err
 	}
 	if _, ok := d.regs.get(fd); ok {
-		return fmt.Errorf("epoll: register fd %d: %w", fd, fs.ErrExist)
+		return regError("register", fd, fs.ErrExist)
 	}
 	d.seq++
 	r := reg{tok: tok, seq: d.seq, in: in & (driver.Read | driver.Write)}
 	if err := d.apply(fd, reg{}, &r); err != nil {
-		return fmt.Errorf("epoll: register fd %d: %w", fd, err)
+		return regError("register", fd, err)
 	}
 	d.regs.set(fd, r)
 	return nil
+}
+
+// regError is the error of Register, Modify or Deregister (op), out of
+// line so that their frames stay small: they run in ticks on callback
+// fibers too (see Wait).
+//
+//go:noinline
+func regError(op string, fd int, err error) error {
+	return fmt.Errorf("epoll: %s fd %d: %w", op, fd, err)
 }
 
 // Modify implements driver.Driver. If epoll_ctl says the registered fd is
@@ -81,21 +91,29 @@ func (d *Driver) Modify(fd int, tok driver.Token, in driver.Interest) error {
 	}
 	r, ok := d.regs.get(fd)
 	if !ok {
-		return fmt.Errorf("epoll: modify fd %d: %w", fd, fs.ErrNotExist)
+		return regError("modify", fd, fs.ErrNotExist)
 	}
 	next := r
 	next.tok, next.in = tok, in&(driver.Read|driver.Write)
 	err := d.apply(fd, r, &next)
 	switch {
 	case gone(err):
-		d.regs.del(fd)
-		d.pending = append(d.pending, driver.Event{Token: tok, Closed: true})
+		d.forget(fd, tok)
 	case err != nil:
-		return fmt.Errorf("epoll: modify fd %d: %w", fd, err)
+		return regError("modify", fd, err)
 	default:
 		d.regs.set(fd, next)
 	}
 	return nil
+}
+
+// forget drops the registration of fd, which epoll_ctl says is gone, and
+// queues its Closed event for the next Wait.
+//
+//go:noinline
+func (d *Driver) forget(fd int, tok driver.Token) {
+	d.regs.del(fd)
+	d.pending = append(d.pending, driver.Event{Token: tok, Closed: true})
 }
 
 // Deregister implements driver.Driver. It succeeds when epoll_ctl says the
@@ -106,11 +124,11 @@ func (d *Driver) Deregister(fd int) error {
 	}
 	r, ok := d.regs.get(fd)
 	if !ok {
-		return fmt.Errorf("epoll: deregister fd %d: %w", fd, fs.ErrNotExist)
+		return regError("deregister", fd, fs.ErrNotExist)
 	}
 	d.regs.del(fd)
 	if err := d.apply(fd, r, &reg{}); err != nil && !gone(err) {
-		return fmt.Errorf("epoll: deregister fd %d: %w", fd, err)
+		return regError("deregister", fd, err)
 	}
 	return nil
 }
@@ -149,10 +167,19 @@ func (d *Driver) apply(fd int, r reg, next *reg) error {
 // epollEvents is the epoll_ctl(2) mask of each interest: 0, r, w, rw.
 var epollEvents = [4]uint32{0, unix.EPOLLIN, unix.EPOLLOUT, unix.EPOLLIN | unix.EPOLLOUT}
 
+// epoll_ctl does not block: a raw system call, which keeps the P and adds
+// no frames of the scheduler's to the caller's stack (see Wait).
 func ctl(epfd, op, fd int, r *reg) error {
 	ev := unix.EpollEvent{Events: epollEvents[r.in], Fd: int32(fd), Pad: int32(r.seq)}
-	return os.NewSyscallError("epoll_ctl", unix.EpollCtl(epfd, op, fd, &ev))
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
+	if e != 0 {
+		return ctlError(e)
+	}
+	return nil
 }
+
+//go:noinline
+func ctlError(e unix.Errno) error { return os.NewSyscallError("epoll_ctl", e) }
 
 // gone reports whether epoll_ctl says that the registered fd is gone: epoll
 // finds a registration by file and number together, so both EBADF (no file

@@ -14,30 +14,64 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Wait implements driver.Driver.
+// Wait implements driver.Driver. Its frames are kept small, down to the
+// system call (cold paths out of line, a zero timeout straight to
+// pollNow): the core runs a tick that cannot block on a callback fiber,
+// whose stack then goes to a conn that suspends on it, and a 2 KiB stack
+// lets frames reach 1 120 bytes before the runtime doubles it for good.
 func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error) {
 	if d.closed {
 		return 0, errClosed
 	}
-	n := copy(events, d.pending)
-	d.pending = d.pending[:copy(d.pending, d.pending[n:])]
-	n += d.reportAlways(events[n:])
-	if n > 0 {
-		timeout = 0
+	n := 0
+	if len(d.pending) > 0 || len(d.always) > 0 {
+		if n = d.queued(events); n > 0 {
+			timeout = 0
+		}
 	}
 	room := len(events) - n
 	if room <= 0 {
 		return n, nil
 	}
-	k, err := d.epollWait(d.evbuf[:min(room, len(d.evbuf))], timeout)
+	buf := d.evbuf[:min(room, len(d.evbuf))]
+	var k int
+	var err error
+	if timeout == 0 {
+		k, err = pollNow(d.epfd, buf)
+	} else {
+		k, err = d.epollWait(buf, timeout)
+	}
+	if err != nil {
+		return n, d.waitError(err)
+	}
+	return d.collect(events, n, k), nil
+}
+
+// queued reports the Closed events pending and the always-ready
+// registrations, as many as fit.
+func (d *Driver) queued(events []driver.Event) int {
+	n := copy(events, d.pending)
+	d.pending = d.pending[:copy(d.pending, d.pending[n:])]
+	return n + d.reportAlways(events[n:])
+}
+
+// waitError is Wait's error for the kernel's; nil for EINTR (Wait then
+// returns what it has).
+//
+//go:noinline
+func (d *Driver) waitError(err error) error {
 	switch {
 	case err == unix.EINTR:
-		return n, nil
-	case err != nil && d.pwait2:
-		return n, os.NewSyscallError("epoll_pwait2", err)
-	case err != nil:
-		return n, os.NewSyscallError("epoll_wait", err)
+		return nil
+	case d.pwait2:
+		return os.NewSyscallError("epoll_pwait2", err)
 	}
+	return os.NewSyscallError("epoll_wait", err)
+}
+
+// collect turns the kernel's k events into events from n on, and returns
+// the new count.
+func (d *Driver) collect(events []driver.Event, n, k int) int {
 	stale := false
 	for _, ev := range d.evbuf[:k] {
 		if ev.Fd == wakeData {
@@ -55,7 +89,7 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 	if stale {
 		d.rebuild()
 	}
-	return n, nil
+	return n
 }
 
 // parkAfter is the shortest timeout for which Wait parks in the Go
@@ -64,7 +98,7 @@ func (d *Driver) Wait(events []driver.Event, timeout time.Duration) (int, error)
 // until a millisecond before its timeout and waits the rest in epoll_wait.
 const parkAfter = 2 * time.Millisecond
 
-// epollWait waits for events; timeout < 0 blocks. The package doc says
+// epollWait waits for events; timeout < 0 blocks, 0 is pollNow's. The package doc says
 // why a long wait parks in the runtime's netpoller: under HTTP load at 128
 // conns, a loop per CPU, blocking in epoll_wait cost 4 200 sysmon wakeups
 // and 10 700 context switches a second, parking 180 and 3 800.
@@ -84,9 +118,6 @@ func (d *Driver) epollWait(buf []unix.EpollEvent, timeout time.Duration) (int, e
 		if timeout = time.Until(end); timeout <= 0 {
 			return 0, nil
 		}
-	}
-	if timeout == 0 {
-		return pollNow(d.epfd, buf)
 	}
 	if !d.pwait2 {
 		return unix.EpollWait(d.epfd, buf, msec(timeout))
