@@ -167,15 +167,20 @@ func (d *Driver) apply(fd int, r reg, next *reg) error {
 // epollEvents is the epoll_ctl(2) mask of each interest: 0, r, w, rw.
 var epollEvents = [4]uint32{0, unix.EPOLLIN, unix.EPOLLOUT, unix.EPOLLIN | unix.EPOLLOUT}
 
-// epoll_ctl does not block: a raw system call, which keeps the P and adds
-// no frames of the scheduler's to the caller's stack (see Wait).
 func ctl(epfd, op, fd int, r *reg) error {
 	ev := unix.EpollEvent{Events: epollEvents[r.in], Fd: int32(fd), Pad: int32(r.seq)}
-	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
-	if e != 0 {
+	if e := rawCtl(epfd, op, fd, &ev); e != 0 {
 		return ctlError(e)
 	}
 	return nil
+}
+
+// rawCtl is epoll_ctl(2) as a raw system call: it does not block, so it
+// keeps the P and adds no frames of the scheduler's to the caller's stack
+// (see Wait); small enough to inline, it adds none of its own either.
+func rawCtl(epfd, op, fd int, ev *unix.EpollEvent) unix.Errno {
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(ev)), 0, 0)
+	return e
 }
 
 //go:noinline

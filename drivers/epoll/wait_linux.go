@@ -98,10 +98,11 @@ func (d *Driver) collect(events []driver.Event, n, k int) int {
 // until a millisecond before its timeout and waits the rest in epoll_wait.
 const parkAfter = 2 * time.Millisecond
 
-// epollWait waits for events; timeout < 0 blocks, 0 is pollNow's. The package doc says
-// why a long wait parks in the runtime's netpoller: under HTTP load at 128
-// conns, a loop per CPU, blocking in epoll_wait cost 4 200 sysmon wakeups
-// and 10 700 context switches a second, parking 180 and 3 800.
+// epollWait waits for events; timeout < 0 blocks, 0 is pollNow's. The
+// package doc says why a long wait parks in the runtime's netpoller: under
+// HTTP load at 128 conns, a loop per CPU, blocking in epoll_wait cost
+// 4 200 sysmon wakeups and 10 700 context switches a second, parking 180
+// and 3 800.
 func (d *Driver) epollWait(buf []unix.EpollEvent, timeout time.Duration) (int, error) {
 	timeout = min(timeout, maxWait)
 	if d.park != nil && (timeout < 0 || timeout >= parkAfter) && parking() {
@@ -204,10 +205,8 @@ func (d *Driver) pollPark(uintptr) bool {
 // of its rate.
 func (d *Driver) armPark(events uint32) error {
 	d.parkEv = unix.EpollEvent{Events: events}
-	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(d.park.Fd()), unix.EPOLL_CTL_MOD,
-		uintptr(d.epfd), uintptr(unsafe.Pointer(&d.parkEv)), 0, 0)
-	if e != 0 {
-		return os.NewSyscallError("epoll_ctl", e)
+	if e := rawCtl(int(d.park.Fd()), unix.EPOLL_CTL_MOD, d.epfd, &d.parkEv); e != 0 {
+		return ctlError(e)
 	}
 	return nil
 }
