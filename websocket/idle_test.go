@@ -18,8 +18,8 @@ import (
 
 // idleConns is how many idle conns TestIdleConnsHoldNothing holds: 200
 // on Windows, where a dial and its handshake under Wine and the race
-// detector took 15 ms on afd and 43 on stream, so that four rounds of a
-// thousand on each driver ran past the test's watchdog.
+// detector took about 60 ms on afd and 40 on stream, so that four rounds
+// of a thousand on each driver ran past the test's watchdog.
 var idleConns = 1000
 
 func init() {
