@@ -20,8 +20,9 @@ import (
 // conn) are written to stay within what a 2 KiB stack lets frames reach.
 // Other drivers' calls go deeper (cgo, the runtime's poller); their
 // conns are held to a doubled stack at most (netpoll's to two: it keeps a
-// goroutine per watched fd), and on Windows to what they were measured at
-// under Wine.
+// goroutine per watched fd). On Windows the runtime's smallest stack is
+// 8 KiB (2 KiB, plus 4 KiB for exception handling, which has no stack of
+// its own there, rounded up to a power of two), so a conn is held to that.
 //
 // It measures in a process of its own, which starts goroutines on the
 // smallest stack (GODEBUG=adaptivestackstart=0): the runtime otherwise
@@ -109,7 +110,7 @@ func TestIdleFiberStackAfterAnEcho(t *testing.T) {
 		stack := 4096.0
 		switch {
 		case runtime.GOOS == "windows":
-			stack = 8192 // as measured under Wine, afd and stream alike
+			stack = 8192 // the runtime's smallest there: stackMin plus stackSystem, rounded up
 		case l.Driver().Name() == "epoll":
 			stack = 2048
 		case l.Driver().Name() == "netpoll":
