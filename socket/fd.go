@@ -40,6 +40,12 @@ type netFD struct {
 type listenState struct {
 	backoff backoffState // out of descriptors (backoff.go)
 	unlink  string       // a unix listener's socket file, removed on Close
+
+	// What accepted conns have without a system call: net's options,
+	// set on the listening socket (setInherited), and the local address
+	// of a listener on one address (nil: ask getsockname).
+	inherits bool
+	local    *net.TCPAddr
 }
 
 // newFD makes the netFD of socket sysfd; on an error the caller still

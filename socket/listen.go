@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
@@ -90,6 +91,8 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 	if err == nil && family == afInet6 {
 		err = wrapSyscall("setsockopt", setsockoptInt(s, ipprotoIPv6, ipv6V6Only, boolInt(v6only)))
 	}
+	// Set before listen(2), so that no conn is queued without them.
+	inherits := err == nil && sotype == sockStream && setInherited(s, lc.KeepAlive)
 	if err == nil {
 		err = bindListen(lc, s, sotype, ctrlNetwork(network, family), net.TCPAddrFromAddrPort(ap).String(), sa)
 	}
@@ -101,6 +104,15 @@ func bindInet(lc *ListenConfig, l *core.Loop, network string, sotype, family int
 	if err != nil {
 		_ = sysClose(s)
 		return nil, err
+	}
+	if sotype == sockStream && lc.Control == nil {
+		// A Control may have changed what the conns would inherit, or
+		// made the socket one that takes conns for other addresses
+		// (IP_TRANSPARENT): accept then does what net does.
+		fd.ln.inherits = inherits
+		if a, ok := fd.laddr.(*net.TCPAddr); ok && a.IP != nil && !a.IP.IsUnspecified() {
+			fd.ln.local = a
+		}
 	}
 	return fd, nil
 }
@@ -227,17 +239,34 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 	return c, err
 }
 
-// accepted makes the fd of a new connection, with net's options.
+// testHookAccepted, when set, is told of each call accepted makes beyond
+// accept(2): "getsockname", "setsockopt".
+var testHookAccepted func(call string)
+
+// accepted makes the fd of a new connection, with net's options. Where the
+// listening socket carries them (fd.ln.inherits) the conn has them from
+// the kernel, and where it listens on one address that is the conn's too:
+// a conn of a short request then costs five system calls fewer.
 func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD, error) {
 	c, err := newFD(fd.pd.Loop(), ns, int(fd.family), sockStream, fd.net)
 	if err != nil {
 		return nil, err
 	}
-	if sa, err := sysGetsockname(ns); err == nil {
-		c.laddr = addrOf(sa, sockStream)
+	if a := fd.ln.local; a != nil {
+		c.laddr = &net.TCPAddr{IP: slices.Clone(a.IP), Port: a.Port, Zone: a.Zone}
+	} else {
+		if testHookAccepted != nil {
+			testHookAccepted("getsockname")
+		}
+		if sa, err := sysGetsockname(ns); err == nil {
+			c.laddr = addrOf(sa, sockStream)
+		}
 	}
 	c.raddr = addrOf(rsa, sockStream)
-	if fd.family != afUnix {
+	if fd.family != afUnix && !fd.ln.inherits {
+		if testHookAccepted != nil {
+			testHookAccepted("setsockopt")
+		}
 		// Best effort, as net: a conn that cannot take them still works.
 		_ = c.setNoDelay(true)
 		_ = c.keepAlive(keepAlive)
