@@ -40,6 +40,22 @@ func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
 	return a, b
 }
 
+// stillOpen returns a func that reports whether the socket of c is still
+// open: its number may name another file by then (the lowest free number
+// goes to the next socket, or to a driver's dup), which is not it.
+func stillOpen(t testing.TB, c *Conn) func() bool {
+	t.Helper()
+	fd := c.fd.pd.Sysfd()
+	var was unix.Stat_t
+	if err := unix.Fstat(fd, &was); err != nil {
+		t.Fatal(err)
+	}
+	return func() bool {
+		var now unix.Stat_t
+		return unix.Fstat(fd, &now) == nil && now.Dev == was.Dev && now.Ino == was.Ino
+	}
+}
+
 // fdOpen reports whether the descriptor fd is open.
 func fdOpen(fd int) bool {
 	_, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)

@@ -38,6 +38,13 @@ func pair(t testing.TB, l *core.Loop) (*Conn, *Conn) {
 }
 
 // fdOpen reports whether the socket handle fd is open.
+// stillOpen returns a func that reports whether the socket of c is still
+// open.
+func stillOpen(t testing.TB, c *Conn) func() bool {
+	fd := c.fd.pd.Sysfd()
+	return func() bool { return fdOpen(fd) }
+}
+
 func fdOpen(fd int) bool {
 	_, err := winsock.Type(windows.Handle(fd))
 	return err == nil

@@ -32,8 +32,11 @@ type Handler func(c *Conn, in []byte, err error) (consumed int)
 
 // Serve serves c with h: from now on h runs when bytes arrive (see
 // Handler), and between runs c waits holding no fiber and no read buffer,
-// only the bytes h left, if any. It returns at once. A served conn keeps
-// its loop's Run going, as a Read that waits does.
+// only the bytes h left, if any. It returns at once; c is read right
+// after, as a microtask, before it ever waits on the loop's driver, so
+// bytes that came with c (a request sent right behind the handshake) are
+// served without a wait. A served conn keeps its loop's Run going, as a
+// Read that waits does.
 //
 // A Write from h is c's ordinary Write: if the socket is full, h's fiber
 // suspends until it drains, and c is not read meanwhile, so a peer that

@@ -130,6 +130,7 @@ func TestServeHandlerPanics(t *testing.T) {
 		t.Run(fmt.Sprintf("error handler %v", withHandler), func(t *testing.T) {
 			eachDriverCounted(t, func(t *testing.T, l *core.Loop) {
 				bad, badPeer := pair(t, l)
+				badOpen := stillOpen(t, bad)
 				good, goodPeer := pair(t, l)
 				lastCalls := 0
 				h := func(c *Conn, in []byte, err error) int {
@@ -181,7 +182,7 @@ func TestServeHandlerPanics(t *testing.T) {
 				if lastCalls != 1 {
 					t.Errorf("%d last calls, want 1 (the conn that did not panic)", lastCalls)
 				}
-				if descriptorOpen(bad) {
+				if badOpen() {
 					t.Error("the conn whose Handler panicked is open")
 				}
 			})
@@ -257,8 +258,10 @@ func TestServeLoopCloseEndsWaitingConns(t *testing.T) {
 		const n = 3
 		var lastErrs []error
 		conns := make([]*Conn, n)
+		open := make([]func() bool, n)
 		for i := range conns {
 			conns[i], _ = pair(t, l)
+			open[i] = stillOpen(t, conns[i])
 			if err := conns[i].Serve(func(c *Conn, in []byte, err error) int {
 				if err != nil {
 					lastErrs = append(lastErrs, err)
@@ -286,8 +289,8 @@ func TestServeLoopCloseEndsWaitingConns(t *testing.T) {
 				t.Errorf("last call: %v, want an error matching net.ErrClosed and core.ErrLoopClosed", err)
 			}
 		}
-		for i, c := range conns {
-			if descriptorOpen(c) {
+		for i := range conns {
+			if open[i]() {
 				t.Errorf("conn %d: its descriptor is open after the loop's Close", i)
 			}
 		}
@@ -304,6 +307,7 @@ func TestServeCloseFromAnotherGoroutine(t *testing.T) {
 		t.Run(fmt.Sprintf("while the Handler runs %v", running), func(t *testing.T) {
 			eachDriverCounted(t, func(t *testing.T, l *core.Loop) {
 				a, b := pair(t, l)
+				aOpen := stillOpen(t, a)
 				runLoop(t, l)
 				inRun := make(chan struct{})
 				var readErr error
@@ -331,7 +335,7 @@ func TestServeCloseFromAnotherGoroutine(t *testing.T) {
 				if err := a.Close(); err != nil {
 					t.Fatalf("Close: %v", err)
 				}
-				if descriptorOpen(a) {
+				if aOpen() {
 					t.Error("Close returned with the descriptor open")
 				}
 				var lastErr error
@@ -492,6 +496,3 @@ func TestServeAllocatesNothing(t *testing.T) {
 		}
 	})
 }
-
-// descriptorOpen reports whether c's descriptor is still open.
-func descriptorOpen(c *Conn) bool { return fdOpen(c.fd.pd.Sysfd()) }

@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
+	"github.com/revoltgo/eventloop/driver"
+	"github.com/revoltgo/eventloop/internal/testloop"
 )
 
 // turns lets a writer fiber and a served conn's Handler take turns: the
@@ -589,6 +592,162 @@ func TestServeHandlerPanicsWithALongMessageKept(t *testing.T) {
 		var ue *core.UncaughtError
 		if want := "boom with " + strconv.Itoa(long+4) + " bytes"; !errors.As(reported, &ue) || fmt.Sprint(ue.Value) != want {
 			t.Errorf("reported %v, want a *core.UncaughtError of %q", reported, want)
+		}
+	})
+}
+
+// registrations counts the driver registrations of the fds it is told.
+type registrations struct {
+	driver.Driver
+	fds map[int]int
+}
+
+func (d *registrations) Register(fd int, tok driver.Token, in driver.Interest) error {
+	if n, ok := d.fds[fd]; ok {
+		d.fds[fd] = n + 1
+	}
+	return d.Driver.Register(fd, tok, in)
+}
+
+// A served conn's first run reads before the conn is registered with the
+// driver: bytes that came with it (a request right behind the handshake)
+// are served at once, and a conn that its Handler closes in that run is
+// never registered. A conn that has nothing yet registers when it waits,
+// and is served when its bytes come.
+func TestServeReadsBeforeItRegisters(t *testing.T) {
+	for _, name := range drivers() {
+		t.Run(name, func(t *testing.T) {
+			testloop.NoLeaks(t)
+			inner, err := eventloop.NewDriver(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &registrations{Driver: inner, fds: map[int]int{}}
+			l := core.New(d)
+			defer l.Close()
+			a, b := pair(t, l)
+			c, e := pair(t, l)
+			d.fds[a.fd.pd.Sysfd()], d.fds[c.fd.pd.Sysfd()] = 0, 0
+			var got []string
+			h := func(conn *Conn, in []byte, err error) int {
+				if err == nil { // not the last call, which Close makes
+					got = append(got, string(in))
+					conn.Close()
+				}
+				return len(in)
+			}
+			fiber(l, func() {
+				if _, err := b.Write([]byte("first")); err != nil {
+					t.Error(err)
+				}
+				if err := a.Serve(h); err != nil {
+					t.Error(err)
+				}
+				if err := c.Serve(h); err != nil {
+					t.Error(err)
+				}
+				l.Delay(10*time.Millisecond, func(core.CallbackID) { e.Write([]byte("later")) })
+			})
+			if err := l.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"first", "later"}; !slices.Equal(got, want) {
+				t.Errorf("the Handler's calls: %q, want %q", got, want)
+			}
+			if n := d.fds[a.fd.pd.Sysfd()]; n != 0 {
+				t.Errorf("the conn whose bytes came with it: %d registrations, want none", n)
+			}
+			if n := d.fds[c.fd.pd.Sysfd()]; n != 1 {
+				t.Errorf("the conn whose bytes came later: %d registrations, want 1", n)
+			}
+		})
+	}
+}
+
+// StopServing, or Close, between Serve and the first run: the run does
+// not happen, and the bytes stay for Read.
+func TestServeStoppedBeforeItsFirstRun(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		a.SetReadDeadline(time.Now().Add(5 * time.Second)) // a hang guard
+		c, _ := pair(t, l)
+		calls := 0
+		h := func(*Conn, []byte, error) int { calls++; return 0 }
+		var read string
+		fiber(l, func() {
+			b.Write([]byte("bytes"))
+			if err := a.Serve(h); err != nil {
+				t.Error(err)
+			}
+			if !a.StopServing() {
+				t.Error("StopServing: false, want true")
+			}
+			if err := c.Serve(h); err != nil {
+				t.Error(err)
+			}
+			c.Close()
+			buf := make([]byte, 8)
+			n, err := a.Read(buf)
+			if err != nil {
+				t.Error(err)
+			}
+			read = string(buf[:n])
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 || read != "bytes" {
+			t.Errorf("the Handler ran %d times (want once: the closed conn's last call), Read got %q (want \"bytes\")", calls, read)
+		}
+	})
+}
+
+// doze suspends the calling fiber of l for d.
+func doze(l *core.Loop, d time.Duration) {
+	s := l.Suspension()
+	l.Delay(d, func(core.CallbackID) { s.Resume(nil) })
+	s.Suspend()
+}
+
+// StopServing while a run waits for the read lock (a Read on another fiber
+// holds it) stops the serving even when the run, once it has the lock,
+// finds nothing to read: the Handler is not called again, and what comes
+// next is Read's.
+func TestServeStoppedWhileItsRunWaitsForTheLock(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) {
+		a, b := pair(t, l)
+		a.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+		calls := 0
+		var reads []string
+		read := func() {
+			buf := make([]byte, 8)
+			n, err := a.Read(buf)
+			if err != nil {
+				t.Error(err)
+			}
+			reads = append(reads, string(buf[:n]))
+		}
+		fiber(l, read) // holds the read lock while it waits
+		fiber(l, func() {
+			if err := a.Serve(func(*Conn, []byte, error) int { calls++; return 0 }); err != nil {
+				t.Error(err)
+			}
+			doze(l, 5*time.Millisecond) // the first run now waits for the lock
+			if !a.StopServing() {
+				t.Error("StopServing: false, want true")
+			}
+			b.Write([]byte("one")) // for the waiting Read, which hands the lock on
+			doze(l, 5*time.Millisecond)
+			b.Write([]byte("two"))
+			read()
+		})
+		if err := l.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"one", "two"}; calls != 0 || !slices.Equal(reads, want) {
+			t.Errorf("the Handler ran %d times (want none), the Reads got %q (want %q)", calls, reads, want)
 		}
 	})
 }

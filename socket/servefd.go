@@ -94,16 +94,22 @@ func (fd *netFD) serve(c *Conn, h Handler) error {
 	return nil
 }
 
-// start lists s with its loop and arms its watch; on the loop.
+// start lists s with its loop and queues its first run; on the loop. The
+// first run reads before the conn is registered with the driver: bytes
+// that came with it (a request right behind the handshake) are served
+// without a registration or a trip through the driver, and a conn closed
+// in that run is never registered; a conn with nothing yet arms its watch
+// there.
 func (s *serveState) start() {
-	if s.fd.pd.Loop().IsClosed() {
+	l := s.fd.pd.Loop()
+	if l.IsClosed() {
 		s.fd.loopGone()
 		s.end(errLoopClosed, true)
 		return
 	}
-	s.ls = loopServeOf(s.fd.pd.Loop())
+	s.ls = loopServeOf(l)
 	s.ls.add(s)
-	s.arm()
+	l.Queue(s.wake)
 }
 
 // arm waits for the conn's next bytes; on the loop, between runs.
@@ -119,6 +125,9 @@ func (s *serveState) arm() {
 // the loop's buffer, behind the bytes the Handler left, and runs the
 // Handler; readiness is a hint, so a read that finds nothing arms again.
 func (s *serveState) ready() {
+	if s.state.Load() != serving {
+		return // a first run after StopServing, Close or the loop's Close
+	}
 	fd := s.fd
 	s.busy = true
 	if err := fd.acquire(core.Read); err != nil {
@@ -171,8 +180,10 @@ func (s *serveState) ready() {
 	if errno != 0 || err != nil {
 		s.putKept(own[:k])
 		switch {
-		case err != nil && s.stopAsked:
-			s.stopNow() // the caller of StopServing reads the error
+		case s.stopAsked:
+			// StopServing came while the read waited for its lock: the
+			// caller of StopServing reads what comes, error or bytes.
+			s.stopNow()
 		case err != nil:
 			s.end(err, true)
 		default:
