@@ -23,10 +23,11 @@ func countAccepted(t *testing.T) map[string]int {
 	return calls
 }
 
-// acceptOne dials ln from the test's goroutine and accepts the conn.
-func acceptOne(t *testing.T, l *core.Loop, ln *Listener) *Conn {
+// acceptOne dials addr from the test's goroutine and accepts the conn on
+// ln: the dialed conn and the accepted one.
+func acceptOne(t *testing.T, l *core.Loop, ln *Listener, addr string) (*Conn, *Conn) {
 	t.Helper()
-	c, err := Dial(l, "tcp4", ln.Addr().String())
+	c, err := Dial(l, "tcp4", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func acceptOne(t *testing.T, l *core.Loop, ln *Listener) *Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { peer.Close() })
-	return peer
+	return c, peer
 }
 
 // On Linux an accepted TCP conn inherits TCP_NODELAY and its keep-alive
@@ -57,7 +58,7 @@ func TestAcceptSetsNoOptionOfItsOwn(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ln.Close()
-			c := acceptOne(t, l, ln)
+			_, c := acceptOne(t, l, ln, ln.Addr().String())
 			if len(calls) != 0 {
 				t.Errorf("KeepAlive %v: accept made %v besides accept(2), want nothing", step.keepAlive, calls)
 			}
@@ -108,7 +109,7 @@ func TestAcceptAfterControlChangedTheListener(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ln.Close()
-		c := acceptOne(t, l, ln)
+		_, c := acceptOne(t, l, ln, ln.Addr().String())
 		if v := option(t, c, unix.IPPROTO_TCP, unix.TCP_NODELAY); v == 0 {
 			t.Error("TCP_NODELAY off, want on, as net's accepted conns have it whatever the listener")
 		}
@@ -132,16 +133,7 @@ func TestAcceptOnTheWildcardAsksTheLocalAddress(t *testing.T) {
 		}
 		defer ln.Close()
 		port := ln.Addr().(*net.TCPAddr).Port
-		c, err := Dial(l, "tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		peer, err := ln.AcceptConn()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer peer.Close()
+		c, peer := acceptOne(t, l, ln, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if got, want := peer.LocalAddr().String(), c.RemoteAddr().String(); got != want {
 			t.Errorf("LocalAddr %s, want %s (where the conn was dialed)", got, want)
 		}

@@ -355,6 +355,17 @@ func TestServeCloseFromAnotherGoroutine(t *testing.T) {
 	}
 }
 
+// wrappedDriver makes driver name for a test that wraps it in one of its
+// own, and checks that the test leaks no goroutine.
+func wrappedDriver(t *testing.T, name string) driver.Driver {
+	testloop.NoLeaks(t)
+	d, err := eventloop.NewDriver(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // blockedDriver wraps a driver to tell when the loop is about to block in
 // it (a wait that is not a poll; the loop's sweep for closed descriptors
 // bounds it to a second): stalled decides whether that is the moment the
@@ -385,11 +396,7 @@ func TestServeWritesHoldBackReads(t *testing.T) {
 	const maxGrowth = 8 << 20
 	for _, name := range drivers() {
 		t.Run(name, func(t *testing.T) {
-			testloop.NoLeaks(t)
-			inner, err := eventloop.NewDriver(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			inner := wrappedDriver(t, name)
 			var peerWrites, handlerWrites bool
 			read, sent := 0, 0
 			d := &blockedDriver{Driver: inner, stalled: func() bool {

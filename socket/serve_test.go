@@ -14,10 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/revoltgo/eventloop"
 	"github.com/revoltgo/eventloop/core"
 	"github.com/revoltgo/eventloop/driver"
-	"github.com/revoltgo/eventloop/internal/testloop"
 )
 
 // turns lets a writer fiber and a served conn's Handler take turns: the
@@ -617,12 +615,7 @@ func (d *registrations) Register(fd int, tok driver.Token, in driver.Interest) e
 func TestServeReadsBeforeItRegisters(t *testing.T) {
 	for _, name := range drivers() {
 		t.Run(name, func(t *testing.T) {
-			testloop.NoLeaks(t)
-			inner, err := eventloop.NewDriver(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &registrations{Driver: inner, fds: map[int]int{}}
+			d := &registrations{Driver: wrappedDriver(t, name), fds: map[int]int{}}
 			l := core.New(d)
 			defer l.Close()
 			a, b := pair(t, l)
