@@ -134,6 +134,13 @@ func (s *serveState) ready() {
 		s.end(err, true)
 		return
 	}
+	if s.stopAsked {
+		// StopServing came while the run waited for the read lock (a
+		// Read held it): what comes is its caller's, bytes or error.
+		fd.unlock(core.Read)
+		s.stopNow()
+		return
+	}
 	if fd.pd.Expired(core.Read) {
 		fd.unlock(core.Read)
 		s.end(os.ErrDeadlineExceeded, true)
@@ -180,10 +187,6 @@ func (s *serveState) ready() {
 	if errno != 0 || err != nil {
 		s.putKept(own[:k])
 		switch {
-		case s.stopAsked:
-			// StopServing came while the read waited for its lock: the
-			// caller of StopServing reads what comes, error or bytes.
-			s.stopNow()
 		case err != nil:
 			s.end(err, true)
 		default:
