@@ -268,16 +268,22 @@ func (fd *netFD) setBuffer(read bool, bytes int) error {
 // keepAlive applies a keep-alive period as net's conns do: 0 is the
 // default period, negative is off.
 func (fd *netFD) keepAlive(d time.Duration) error {
+	return fd.control(func(s int) error { return keepAliveOn(s, d) })
+}
+
+// keepAliveOn is keepAlive on socket s: a new conn's, or a listening
+// socket whose conns inherit it (setInherited).
+func keepAliveOn(s int, d time.Duration) error {
 	if d < 0 {
 		return nil
 	}
 	if d == 0 {
 		d = defaultKeepAlive
 	}
-	if err := fd.setKeepAlive(true); err != nil {
+	if err := wrapSyscall("setsockopt", setsockoptInt(s, solSocket, soKeepAlive, 1)); err != nil {
 		return err
 	}
-	if err := fd.setKeepAlivePeriod(d); err != nil && !isNoProtoOpt(err) {
+	if err := setKeepAlivePeriod(s, d); err != nil && !isNoProtoOpt(err) {
 		return err
 	}
 	return nil
