@@ -40,6 +40,9 @@ import (
 //   - "Hello, World!" pipelined: the same servers (nbio too, but not in
 //     --quick), each wrk connection sending 16 requests in one write
 //     (TechEmpower's plaintext shape), as many as --hello's tables.
+//   - "Hello, World!" with a connection per request: the same servers
+//     but nbio (nbioNoClose says why), wrk sending "Connection: close",
+//     so that each request is an accept, a read, a write and a close.
 //   - Static files (--files SIZES, or none): servers that serve
 //     http.FileServer over a temporary directory of files this run
 //     writes, one per size: net/http (httppeers -dir) and ours with one
@@ -71,6 +74,7 @@ import (
 type httpConfig struct {
 	conns         []int   // the "Hello, World!" tables; none without
 	pipeConns     []int   // the "Hello, World!" tables of pipelined requests
+	closeConns    []int   // the "Hello, World!" tables of a connection per request
 	files         []int64 // the static files' sizes, a table each
 	fileConns     []int   // the connection counts of the file tables
 	proxyConns    []int   // the reverse-proxy tables; none without
@@ -92,10 +96,10 @@ type httpConfig struct {
 }
 
 var (
-	httpFull = httpConfig{conns: []int{16, 128}, pipeConns: []int{128}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
+	httpFull = httpConfig{conns: []int{16, 128}, pipeConns: []int{128}, closeConns: []int{64}, files: []int64{1 << 10, 100 << 10, 5 << 20}, fileConns: []int{16},
 		proxyConns: []int{16, 128}, tlsConns: []int{16, 128}, tlsCloseConns: []int{16}, nbio: true,
 		threads: 2, benchRun: benchRun{warmup: time.Second, window: 3 * time.Second, reps: 5}}
-	httpQuick = httpConfig{conns: []int{16}, pipeConns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
+	httpQuick = httpConfig{conns: []int{16}, pipeConns: []int{16}, closeConns: []int{16}, files: []int64{1 << 10}, fileConns: []int{16},
 		proxyConns: []int{16}, tlsConns: []int{16},
 		threads: 2, benchRun: benchRun{warmup: time.Second, window: time.Second, reps: 1, quick: true}}
 )
@@ -148,7 +152,7 @@ func httpConfigFor(opts httpOptions) (httpConfig, error) {
 		}
 	}
 	if !opts.hello {
-		cfg.conns, cfg.pipeConns = nil, nil
+		cfg.conns, cfg.pipeConns, cfg.closeConns = nil, nil, nil
 	}
 	if !opts.proxy {
 		cfg.proxyConns = nil
@@ -369,7 +373,9 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 		if len(cfg.conns) > 0 {
 			hello = append(hello, httpPeer(peersBin, httpBaseline, "net/http", modeHello), httpPeer(peersBin, "fasthttp", "fasthttp", modeHello))
 			if cfg.nbio {
-				hello = append(hello, httpPeer(peersBin, "nbio", "nbio (nbhttp)", modeHello))
+				nbio := httpPeer(peersBin, "nbio", "nbio (nbhttp)", modeHello)
+				nbio.noClose = nbioNoClose
+				hello = append(hello, nbio)
 			}
 		}
 		if filesDir != "" {
@@ -407,6 +413,13 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 	}
 	var servers []httpServer
 	rep.Tables, servers = httpTables(cfg, httpGroups{hello: hello, files: files, proxy: proxies, tls: tlsServers})
+	if len(cfg.closeConns) > 0 {
+		for _, s := range hello {
+			if s.noClose != "" {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row in the tables of a connection per request: %s.", s.label, s.noClose))
+			}
+		}
+	}
 	if len(cfg.tlsCloseConns) > 0 {
 		for _, s := range tlsServers {
 			if s.noClose != "" {
@@ -483,8 +496,8 @@ const nbioNoClose = "on a request with \"Connection: close\", nbhttp closes the 
 type httpGroups struct{ hello, files, proxy, tls []httpServer }
 
 // httpTables makes the tables of cfg, a row per server of their mode, in
-// the order hello, files, proxy, tls (keep-alive, then a connection per
-// request), and returns them with the servers in that order, each with
+// the order hello, files, proxy, tls (keep-alive, pipelined, then a
+// connection per request), and returns them with the servers in that order, each with
 // its cells: which rows it fills. A mode without servers has no tables.
 func httpTables(cfg httpConfig, g httpGroups) ([]HTTPTable, []httpServer) {
 	var tables []HTTPTable
@@ -507,6 +520,7 @@ func httpTables(cfg httpConfig, g httpGroups) ([]HTTPTable, []httpServer) {
 	}
 	add(g.hello, cfg.conns, HTTPTable{Mode: modeHello})
 	add(g.hello, cfg.pipeConns, HTTPTable{Mode: modeHello, Pipeline: httpPipelineDepth})
+	add(g.hello, cfg.closeConns, HTTPTable{Mode: modeHello, Close: true})
 	for _, n := range cfg.files {
 		add(g.files, cfg.fileConns, HTTPTable{Mode: modeFiles, File: fileName(n), FileBytes: n})
 	}

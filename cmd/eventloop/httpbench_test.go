@@ -29,8 +29,9 @@ import (
 )
 
 // TestHTTPBenchTiny runs the HTTP benchmark end to end in its smallest
-// shape: our server with one loop and with one per core, 4 connections,
-// one-second windows, the servers processes of this test binary. It
+// shape: our server with one loop and with one per core, 4 connections
+// (keep-alive, pipelined, and a connection per request), one-second
+// windows, the servers processes of this test binary. It
 // checks the rows (a rate, latencies, CPU and allocations per request
 // measured, the ratio between our two servers), never a speed, and that
 // no process or goroutine is left.
@@ -74,9 +75,10 @@ func TestHTTPBenchTiny(t *testing.T) {
 	var pids []int
 	var progress bytes.Buffer
 	// against: another build's servers, here the same one.
-	cfg := httpConfig{conns: []int{4}, pipeConns: []int{4}, threads: 2, benchRun: tinyRun(self, self, &progress, &pids)}
-	rep := tinyHTTPBench(t, cfg, 2)
-	if len(rep.Tables[0].Rows) != 4 || len(rep.Tables[1].Rows) != 4 || rep.Tables[1].Pipeline != httpPipelineDepth {
+	cfg := httpConfig{conns: []int{4}, pipeConns: []int{4}, closeConns: []int{4}, threads: 2, benchRun: tinyRun(self, self, &progress, &pids)}
+	rep := tinyHTTPBench(t, cfg, 3)
+	if len(rep.Tables[0].Rows) != 4 || len(rep.Tables[1].Rows) != 4 || rep.Tables[1].Pipeline != httpPipelineDepth ||
+		len(rep.Tables[2].Rows) != 4 || !rep.Tables[2].Close {
 		t.Fatalf("tables: %+v", rep.Tables)
 	}
 	for _, row := range rep.Tables[1].Rows {
@@ -85,7 +87,7 @@ func TestHTTPBenchTiny(t *testing.T) {
 			t.Errorf("pipelined row %+v", row)
 		}
 	}
-	for _, row := range rep.Tables[0].Rows {
+	for _, row := range slices.Concat(rep.Tables[0].Rows, rep.Tables[2].Rows) {
 		if row.Rate <= 0 || row.P50ms == nil || row.P99ms == nil || *row.P99ms < *row.P50ms || row.CPUus == nil ||
 			row.Allocs == nil || *row.Allocs <= 0 || row.AllocBytes == nil {
 			t.Errorf("row %+v", row)
@@ -96,8 +98,8 @@ func TestHTTPBenchTiny(t *testing.T) {
 	}
 	// Four servers (ours and against, 1 loop and one per core), each with
 	// a warm-up and a measured wrk per table.
-	if len(pids) != 20 {
-		t.Errorf("processes started: %v, want 4 servers and 16 wrk runs", pids)
+	if len(pids) != 28 {
+		t.Errorf("processes started: %v, want 4 servers and 24 wrk runs", pids)
 	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
@@ -109,7 +111,7 @@ func TestHTTPBenchTiny(t *testing.T) {
 	}
 	var md bytes.Buffer
 	writeHTTPMarkdown(&md, rep)
-	for _, want := range []string{"### \"Hello, World!\", 4 connections\n", "### \"Hello, World!\", pipelined 16 deep, 4 connections\n", "| ours, default driver, 1 loop | ", " loops | ", "| against, default driver, 1 loop | "} {
+	for _, want := range []string{"### \"Hello, World!\", 4 connections\n", "### \"Hello, World!\", pipelined 16 deep, 4 connections\n", "### \"Hello, World!\", a connection per request, 4 connections\n", "| ours, default driver, 1 loop | ", " loops | ", "| against, default driver, 1 loop | "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
@@ -365,7 +367,7 @@ func TestHTTPConfigFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(cfg.conns, []int{16, 128}) || !slices.Equal(cfg.pipeConns, []int{128}) || len(cfg.files) != 3 || !slices.Equal(cfg.proxyConns, []int{16, 128}) ||
+	if !slices.Equal(cfg.conns, []int{16, 128}) || !slices.Equal(cfg.pipeConns, []int{128}) || !slices.Equal(cfg.closeConns, []int{64}) || len(cfg.files) != 3 || !slices.Equal(cfg.proxyConns, []int{16, 128}) ||
 		!slices.Equal(cfg.tlsConns, []int{16, 128}) || !slices.Equal(cfg.tlsCloseConns, []int{16}) || cfg.quick || !cfg.peers || !cfg.nbio {
 		t.Errorf("full: %+v", cfg)
 	}
@@ -374,7 +376,7 @@ func TestHTTPConfigFor(t *testing.T) {
 	if cfg, err = httpConfigFor(quick); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(cfg.conns, []int{16}) || !slices.Equal(cfg.pipeConns, []int{16}) || len(cfg.files) != 1 || !slices.Equal(cfg.proxyConns, []int{16}) ||
+	if !slices.Equal(cfg.conns, []int{16}) || !slices.Equal(cfg.pipeConns, []int{16}) || !slices.Equal(cfg.closeConns, []int{16}) || len(cfg.files) != 1 || !slices.Equal(cfg.proxyConns, []int{16}) ||
 		!slices.Equal(cfg.tlsConns, []int{16}) || cfg.tlsCloseConns != nil || !cfg.quick || cfg.nbio {
 		t.Errorf("quick: %+v", cfg)
 	}
@@ -389,7 +391,7 @@ func TestHTTPConfigFor(t *testing.T) {
 		t.Errorf("--tls=false: %+v, %v", cfg, err)
 	}
 	onlyTLS := httpOptions{tls: true, files: "none"}
-	if cfg, err = httpConfigFor(onlyTLS); err != nil || cfg.conns != nil || cfg.pipeConns != nil || cfg.files != nil || cfg.proxyConns != nil || cfg.tlsConns == nil {
+	if cfg, err = httpConfigFor(onlyTLS); err != nil || cfg.conns != nil || cfg.pipeConns != nil || cfg.closeConns != nil || cfg.files != nil || cfg.proxyConns != nil || cfg.tlsConns == nil {
 		t.Errorf("HTTPS alone: %+v, %v", cfg, err)
 	}
 	if _, err := httpConfigFor(httpOptions{files: "none"}); err == nil || !strings.Contains(err.Error(), "no table left") {
@@ -419,10 +421,12 @@ func TestHTTPTables(t *testing.T) {
 	srv := func(key string) httpServer { return httpServer{benchServer: benchServer{key: key, label: key}} }
 	nbio := srv("nbio-tls")
 	nbio.noClose = "no"
-	cfg := httpConfig{conns: []int{16}, pipeConns: []int{128}, files: []int64{1 << 10}, fileConns: []int{16},
+	nbioHello := srv("nbio")
+	nbioHello.noClose = "no"
+	cfg := httpConfig{conns: []int{16}, pipeConns: []int{128}, closeConns: []int{64}, files: []int64{1 << 10}, fileConns: []int{16},
 		proxyConns: []int{16, 128}, tlsConns: []int{16, 128}, tlsCloseConns: []int{16}}
 	tables, servers := httpTables(cfg, httpGroups{
-		hello: []httpServer{srv("nethttp"), srv("ours")},
+		hello: []httpServer{srv("nethttp"), nbioHello, srv("ours")},
 		proxy: []httpServer{srv("nethttp-proxy"), srv("ours-proxy")},
 		tls:   []httpServer{srv("nethttp-tls"), nbio, srv("ours-tls")},
 	})
@@ -439,26 +443,27 @@ func TestHTTPTables(t *testing.T) {
 		got = append(got, tab{tb.Mode, tb.Conns, tb.Close, tb.Pipeline, tb.Baseline, len(tb.Rows)})
 	}
 	want := []tab{
-		{modeHello, 16, false, 0, "nethttp", 2}, {modeHello, 128, false, httpPipelineDepth, "nethttp", 2},
+		{modeHello, 16, false, 0, "nethttp", 3}, {modeHello, 128, false, httpPipelineDepth, "nethttp", 3}, {modeHello, 64, true, 0, "nethttp", 2}, // nbio: noClose
 		{modeProxy, 16, false, 0, "nethttp-proxy", 2}, {modeProxy, 128, false, 0, "nethttp-proxy", 2},
 		{modeTLS, 16, false, 0, "nethttp-tls", 3}, {modeTLS, 128, false, 0, "nethttp-tls", 3}, {modeTLS, 16, true, 0, "nethttp-tls", 2}, // nbio: noClose
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("tables %+v\nwant %+v", got, want)
 	}
-	if len(servers) != 7 {
+	if len(servers) != 8 {
 		t.Fatalf("servers: %+v", servers)
 	}
-	ours := servers[6]
-	wantCells := []httpCell{{path: "/", conns: 16, table: 4, row: 2}, {path: "/", conns: 128, table: 5, row: 2}, {path: "/", conns: 16, close: true, table: 6, row: 1}}
+	ours := servers[7]
+	wantCells := []httpCell{{path: "/", conns: 16, table: 5, row: 2}, {path: "/", conns: 128, table: 6, row: 2}, {path: "/", conns: 16, close: true, table: 7, row: 1}}
 	if ours.key != "ours-tls" || !slices.Equal(ours.cells, wantCells) {
 		t.Errorf("%s: cells %+v, want %+v", ours.key, ours.cells, wantCells)
 	}
-	if c := servers[1].cells; len(c) != 2 || c[1] != (httpCell{path: "/", conns: 128, pipeline: httpPipelineDepth, table: 1, row: 1}) {
-		t.Errorf("ours, hello: cells %+v, want the pipelined table's second", c)
+	if c := servers[2].cells; len(c) != 3 || c[1] != (httpCell{path: "/", conns: 128, pipeline: httpPipelineDepth, table: 1, row: 2}) ||
+		c[2] != (httpCell{path: "/", conns: 64, close: true, table: 2, row: 1}) {
+		t.Errorf("ours, hello: cells %+v, want the pipelined table's third row and the second of a connection per request", c)
 	}
-	if len(servers[5].cells) != 2 {
-		t.Errorf("nbio: cells %+v, want the keep-alive tables' alone", servers[5].cells)
+	if len(servers[1].cells) != 2 || len(servers[6].cells) != 2 {
+		t.Errorf("nbio: cells %+v and %+v, want the keep-alive tables' alone", servers[1].cells, servers[6].cells)
 	}
 	for _, s := range servers {
 		for _, c := range s.cells {
@@ -656,6 +661,7 @@ func TestHTTPMarkdownModes(t *testing.T) {
 	}
 	rep := &HTTPReport{Go: "go1", Platform: "linux/amd64", CPUs: 2, Reps: 1, Threads: 2, Wrk: "wrk 4", Tables: []HTTPTable{
 		{Mode: modeHello, Conns: 16, Baseline: "nethttp", Rows: rows(modeHello)},
+		{Mode: modeHello, Conns: 64, Close: true, Baseline: "nethttp", Rows: rows(modeHello)},
 		{Mode: modeProxy, Conns: 128, Baseline: "nethttp-proxy", Rows: rows(modeProxy)},
 		{Mode: modeTLS, Conns: 128, Baseline: "nethttp-tls", Rows: rows(modeTLS)},
 		{Mode: modeTLS, Conns: 16, Close: true, Baseline: "nethttp-tls", Rows: rows(modeTLS)},
@@ -669,6 +675,7 @@ func TestHTTPMarkdownModes(t *testing.T) {
 		"## HTTP: \"Hello, World!\", a reverse proxy (httputil.ReverseProxy) to a \"Hello, World!\" backend and \"Hello, World!\" over HTTPS, wrk -t2 (wrk 4)",
 		"\nReverse proxy: ", "\nHTTPS: ",
 		"### \"Hello, World!\", 16 connections\n",
+		"### \"Hello, World!\", a connection per request, 64 connections\n",
 		"### reverse proxy to a hello backend, 128 connections\n",
 		"### HTTPS keep-alive, 128 connections\n",
 		"### HTTPS, a handshake per request, 16 connections\n",
@@ -677,8 +684,8 @@ func TestHTTPMarkdownModes(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	if n := strings.Count(md.String(), "| ours, epoll, 1 loop | 250 | 2.50× |"); n != 4 {
-		t.Errorf("%d rows of ours with the ratio 2.50×, want 4:\n%s", n, md.String())
+	if n := strings.Count(md.String(), "| ours, epoll, 1 loop | 250 | 2.50× |"); n != 5 {
+		t.Errorf("%d rows of ours with the ratio 2.50×, want 5:\n%s", n, md.String())
 	}
 	if strings.Contains(md.String(), "Static files:") {
 		t.Errorf("the files' paragraph without their tables:\n%s", md.String())

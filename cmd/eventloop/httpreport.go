@@ -218,6 +218,9 @@ func httpTableTitle(t HTTPTable) string {
 	if t.Pipeline > 1 {
 		return fmt.Sprintf("%q, pipelined %d deep, %d connections", "Hello, World!", t.Pipeline, t.Conns)
 	}
+	if t.Close {
+		return fmt.Sprintf("%q, a connection per request, %d connections", "Hello, World!", t.Conns)
+	}
 	return fmt.Sprintf("%q, %d connections", "Hello, World!", t.Conns)
 }
 

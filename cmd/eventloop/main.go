@@ -81,9 +81,13 @@
 // request (the server process reports its allocations at the window's
 // ends), with the machine's load average; then the same servers at 128
 // connections, each sending 16 requests in one write, as TechEmpower's
-// plaintext test does (wrk keeps no latencies then). The full run adds
-// lesismal/nbio's nbhttp to these tables. --quick is a smoke run of a few seconds at 16
-// connections that asserts no speed.
+// plaintext test does (wrk keeps no latencies then), and at 64
+// connections with a connection per request (wrk sends "Connection:
+// close": an accept, a read, a write and a close each). The full run
+// adds lesismal/nbio's nbhttp to the first two kinds of table (not to
+// the third: it may close before its response is sent; a note says so).
+// --quick is a smoke run of a few seconds at 16 connections that asserts
+// no speed.
 //
 // bench --http also measures static files: net/http and ours (one loop)
 // serve http.FileServer over a temporary directory of files the run
