@@ -101,8 +101,10 @@ func (x *reqCtx) isCanceled() bool {
 	return x.canceled
 }
 
-// reqState is what a request allocates: its context and its body in one.
+// reqState is what a request allocates: the request, its context and
+// its body in one.
 type reqState struct {
+	req  http.Request
 	ctx  reqCtx
 	body body
 	// For parseFast: the URL, and the values' slices of a header of up to

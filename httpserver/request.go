@@ -43,10 +43,12 @@ func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 		peek, _ := c.br.Peek(4)
 		c.br.Discard(numLeadingCRorLF(peek))
 	}
-	var req *http.Request
-	var fast http.Request // on the stack: WithContext makes the request
+	// The request goes into rs, through WithContext (the only way to give
+	// it its context) and a copy, so that it is not an object of its own.
+	req := &rs.req
+	var fast http.Request
 	if ok, hadHost := parseFast(c.br, &fast, &rs.url, rs.strs[:]); ok {
-		req = fast.WithContext(&rs.ctx)
+		*req = *fast.WithContext(&rs.ctx)
 		// parseFast checked the fields and kept Host out of the map; it
 		// takes HTTP/1.x only, and neither CONNECT nor PRI.
 		if req.ProtoMinor >= 1 && !hadHost {
@@ -65,7 +67,7 @@ func (c *conn) readRequest(rs *reqState) (*http.Request, error) {
 			}
 			return nil, err
 		}
-		req = r.WithContext(&rs.ctx)
+		*req = *r.WithContext(&rs.ctx)
 		if err := c.checkRequest(req); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,53 @@
+//go:build unix || windows
+
+package httpserver
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/revoltgo/eventloop/core"
+)
+
+// A keep-alive request of wrk's shape, answered by a handler that
+// allocates nothing, allocates what the net/http API needs and no more:
+// the request with its context, URL and the room of its header's values
+// (one object), its header map, and the string its fields point into.
+// The client is a raw conn whose reads and writes allocate nothing, so
+// that the count is the server's.
+func TestAllocsPerRequest(t *testing.T) {
+	watchdog(t, time.Minute)
+	eachDriver(t, func(t *testing.T, l *core.Loop) { allocsPerRequest(t, l) })
+}
+
+func allocsPerRequest(t *testing.T, l *core.Loop) {
+	ts := serve(t, l, &Server{Handler: http.HandlerFunc(helloString)})
+	c, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := []byte(benchRequest)
+	buf := make([]byte, 4096)
+	end := []byte("\r\n\r\nHello, World!")
+	roundTrip := func() {
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for !bytes.HasSuffix(buf[:n], end) {
+			m, err := c.Read(buf[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += m
+		}
+	}
+	roundTrip() // the conn's own allocations are not the request's
+	if n := testing.AllocsPerRun(2000, roundTrip); n > 3 {
+		t.Errorf("%v allocations a request, want 3 at most", n)
+	}
+}
