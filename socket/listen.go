@@ -6,7 +6,6 @@ import (
 	"context"
 	"net"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/revoltgo/eventloop/core"
@@ -253,7 +252,7 @@ func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD
 		return nil, err
 	}
 	if a := fd.ln.local; a != nil {
-		c.laddr = &net.TCPAddr{IP: slices.Clone(a.IP), Port: a.Port, Zone: a.Zone}
+		c.laddr, c.raddr = acceptedAddrs(a, rsa)
 	} else {
 		if testHookAccepted != nil {
 			testHookAccepted("getsockname")
@@ -261,8 +260,8 @@ func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD
 		if sa, err := sysGetsockname(ns); err == nil {
 			c.laddr = addrOf(sa, sockStream)
 		}
+		c.raddr = addrOf(rsa, sockStream)
 	}
-	c.raddr = addrOf(rsa, sockStream)
 	if fd.family != afUnix && !fd.ln.inherits {
 		if testHookAccepted != nil {
 			testHookAccepted("setsockopt")

@@ -125,3 +125,30 @@ func ipVersion(network string) byte {
 	}
 	return 0
 }
+
+// streamAddrs are an accepted TCP conn's two addresses and the bytes of
+// their IPs, allocated together: one object a conn instead of four.
+type streamAddrs struct {
+	local, remote net.TCPAddr
+	ips           [2 * net.IPv6len]byte
+}
+
+// acceptedAddrs returns the addresses of a TCP conn accepted from rsa on
+// a listener bound to local: a copy of local of the conn's own, and what
+// addrOf makes of rsa.
+func acceptedAddrs(local *net.TCPAddr, rsa sockaddr) (l, r net.Addr) {
+	p := new(streamAddrs)
+	n := copy(p.ips[:16], local.IP)
+	p.local = net.TCPAddr{IP: p.ips[:n:n], Port: local.Port, Zone: local.Zone}
+	switch a := rsa.(type) {
+	case *sockaddrInet4:
+		p.remote = net.TCPAddr{IP: p.ips[16:20:20], Port: a.Port} // four bytes, as net's
+		copy(p.remote.IP, a.Addr[:])
+	case *sockaddrInet6:
+		p.remote = net.TCPAddr{IP: p.ips[16:32:32], Port: a.Port, Zone: zoneName(a.ZoneId)}
+		copy(p.remote.IP, a.Addr[:])
+	default:
+		return &p.local, addrOf(rsa, sockStream)
+	}
+	return &p.local, &p.remote
+}
