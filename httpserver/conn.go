@@ -116,7 +116,7 @@ func (c *conn) init(config *tls.Config) {
 		c.tls = socket.TLSServer(c.raw, config)
 		c.rwc = c.tls
 	}
-	c.remoteAddr = c.raw.RemoteAddr().String()
+	c.remoteAddr = addrString(c.raw.RemoteAddr())
 	c.res.handlerHeader = make(http.Header)
 	c.onData = c.onBytes
 	c.flushHeldFn = c.flushHeld
