@@ -3,7 +3,6 @@
 package httpserver
 
 import (
-	"bytes"
 	"net"
 	"net/http"
 	"testing"
@@ -30,22 +29,7 @@ func allocsPerRequest(t *testing.T, l *core.Loop) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	req := []byte(benchRequest)
-	buf := make([]byte, 4096)
-	end := []byte("\r\n\r\nHello, World!")
-	roundTrip := func() {
-		if _, err := c.Write(req); err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for !bytes.HasSuffix(buf[:n], end) {
-			m, err := c.Read(buf[n:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			n += m
-		}
-	}
+	roundTrip := helloRoundTrip(t, c)
 	roundTrip() // the conn's own allocations are not the request's
 	if n := testing.AllocsPerRun(2000, roundTrip); n > 3 {
 		t.Errorf("%v allocations a request, want 3 at most", n)
