@@ -23,34 +23,40 @@ const benchRequest = "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
 
 // pingPong sends b.N requests on a connection to addr, each after the
 // previous response.
-func pingPong(b *testing.B, addr string) {
+func pingPong(b *testing.B, addr string) { roundTrips(b, addr, 1) }
+
+// pipelined sends the requests depth at a time, and reads their
+// responses: the server's work per request, with its system calls
+// shared by depth requests.
+func pipelined(b *testing.B, addr string, depth int) { roundTrips(b, addr, depth) }
+
+func roundTrips(b *testing.B, addr string, depth int) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	roundTrip := helloRoundTrip(b, c)
+	roundTrip := helloRoundTrip(b, c, depth)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
+	for i := 0; i < b.N; i += depth {
 		roundTrip()
 	}
 	b.StopTimer()
 }
 
-// helloRoundTrip returns a func that sends a request of wrk's shape on c
-// and reads the response to the end of its 13-byte body, allocating
-// nothing.
-func helloRoundTrip(tb testing.TB, c net.Conn) func() {
-	req := []byte(benchRequest)
-	buf := make([]byte, 4096)
+// helloRoundTrip returns a func that sends depth requests of wrk's shape
+// on c in one write and reads their responses, allocating nothing.
+func helloRoundTrip(tb testing.TB, c net.Conn, depth int) func() {
+	req := bytes.Repeat([]byte(benchRequest), depth)
+	buf := make([]byte, 64<<10)
 	end := []byte("\r\n\r\nHello, World!")
 	return func() {
 		if _, err := c.Write(req); err != nil {
 			tb.Fatal(err)
 		}
 		n := 0
-		for !bytes.HasSuffix(buf[:n], end) {
+		for bytes.Count(buf[:n], end) < depth {
 			m, err := c.Read(buf[n:])
 			if err != nil {
 				tb.Fatal(err)
@@ -58,36 +64,6 @@ func helloRoundTrip(tb testing.TB, c net.Conn) func() {
 			n += m
 		}
 	}
-}
-
-// pipelined sends the requests depth at a time, and reads their
-// responses: the server's work per request, with its system calls
-// shared by depth requests.
-func pipelined(b *testing.B, addr string, depth int) {
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	req := bytes.Repeat([]byte(benchRequest), depth)
-	buf := make([]byte, 64<<10)
-	end := []byte("\r\n\r\nHello, World!")
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i += depth {
-		if _, err := c.Write(req); err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for bytes.Count(buf[:n], end) < depth {
-			m, err := c.Read(buf[n:])
-			if err != nil {
-				b.Fatal(err)
-			}
-			n += m
-		}
-	}
-	b.StopTimer()
 }
 
 func benchLoop(b *testing.B) *core.Loop {
