@@ -14,22 +14,17 @@ import (
 )
 
 // The hot path, for go test -bench and benchstat: keep-alive requests of
-// wrk's shape for the 13-byte handler, one at a time on one connection
-// from a raw client that allocates nothing, so that allocs/op is the
-// server's. BenchmarkNetHTTPHello is net/http's server under the same
+// wrk's shape for the 13-byte handler, one at a time or 16 pipelined on
+// one connection, from a raw client that allocates nothing, so that
+// allocs/op is the server's. BenchmarkNetHTTPHello is net/http's server under the same
 // client.
 
 const benchRequest = "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"
 
-// pingPong sends b.N requests on a connection to addr, each after the
-// previous response.
-func pingPong(b *testing.B, addr string) { roundTrips(b, addr, 1) }
-
-// pipelined sends the requests depth at a time, and reads their
-// responses: the server's work per request, with its system calls
-// shared by depth requests.
-func pipelined(b *testing.B, addr string, depth int) { roundTrips(b, addr, depth) }
-
+// roundTrips sends b.N requests on a connection to addr, depth at a
+// time, each batch after the previous one's responses: with depth 1 a
+// ping-pong, with more the server's work per request with its system
+// calls shared by depth requests.
 func roundTrips(b *testing.B, addr string, depth int) {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -80,11 +75,11 @@ func benchLoop(b *testing.B) *core.Loop {
 
 func BenchmarkHelloPipelined(b *testing.B) {
 	ts := serve(b, benchLoop(b), &Server{Handler: http.HandlerFunc(helloString)})
-	pipelined(b, ts.addr, 16)
+	roundTrips(b, ts.addr, 16)
 }
 
 func BenchmarkNetHTTPHelloPipelined(b *testing.B) {
-	pipelined(b, stdServe(b, http.HandlerFunc(helloString), nil), 16)
+	roundTrips(b, stdServe(b, http.HandlerFunc(helloString), nil), 16)
 }
 
 // helloString is the benchmark command's handler.
@@ -92,9 +87,9 @@ func helloString(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "He
 
 func BenchmarkHello(b *testing.B) {
 	ts := serve(b, benchLoop(b), &Server{Handler: http.HandlerFunc(helloString)})
-	pingPong(b, ts.addr)
+	roundTrips(b, ts.addr, 1)
 }
 
 func BenchmarkNetHTTPHello(b *testing.B) {
-	pingPong(b, stdServe(b, http.HandlerFunc(helloString), nil))
+	roundTrips(b, stdServe(b, http.HandlerFunc(helloString), nil), 1)
 }

@@ -414,18 +414,10 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 	var servers []httpServer
 	rep.Tables, servers = httpTables(cfg, httpGroups{hello: hello, files: files, proxy: proxies, tls: tlsServers})
 	if len(cfg.closeConns) > 0 {
-		for _, s := range hello {
-			if s.noClose != "" {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row in the tables of a connection per request: %s.", s.label, s.noClose))
-			}
-		}
+		rep.Notes = append(rep.Notes, noCloseNotes(hello, "the tables of a connection per request")...)
 	}
 	if len(cfg.tlsCloseConns) > 0 {
-		for _, s := range tlsServers {
-			if s.noClose != "" {
-				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no row in the HTTPS tables of a handshake per request: %s.", s.label, s.noClose))
-			}
-		}
+		rep.Notes = append(rep.Notes, noCloseNotes(tlsServers, "the HTTPS tables of a handshake per request")...)
 	}
 	skipped := make([]bool, len(servers))
 	for r, i := range rotations(cfg.reps, len(servers)) {
@@ -483,6 +475,18 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 	return rep, nil
 }
 
+// noCloseNotes says, for each of servers that has no row in tables (a
+// connection per request), why.
+func noCloseNotes(servers []httpServer, tables string) []string {
+	var notes []string
+	for _, s := range servers {
+		if s.noClose != "" {
+			notes = append(notes, fmt.Sprintf("%s: no row in %s: %s.", s.label, tables, s.noClose))
+		}
+	}
+	return notes
+}
+
 // nbioNoClose is why nbio has no row in the tables of a connection per
 // request: its flushResponse closes the connection as soon as it has
 // queued the response ("the data may still in the send queue", says its
@@ -497,8 +501,8 @@ type httpGroups struct{ hello, files, proxy, tls []httpServer }
 
 // httpTables makes the tables of cfg, a row per server of their mode, in
 // the order hello, files, proxy, tls (keep-alive, pipelined, then a
-// connection per request), and returns them with the servers in that order, each with
-// its cells: which rows it fills. A mode without servers has no tables.
+// connection per request), and returns them with the servers in that
+// order, each with its cells: which rows it fills. A mode without servers has no tables.
 func httpTables(cfg httpConfig, g httpGroups) ([]HTTPTable, []httpServer) {
 	var tables []HTTPTable
 	add := func(group []httpServer, conns []int, tmpl HTTPTable) {
