@@ -77,7 +77,10 @@ func TestGoexitInErrorHandlerLeavesTheCallbackFiber(t *testing.T) {
 	l.SetErrorHandler(func(error) { runtime.Goexit() })
 	n := 0
 	l.Defer(func(core.CallbackID) { n++ })
-	l.Delay(time.Millisecond, func(core.CallbackID) { n++ })
+	// Not due before the first Wait, even on a slow machine: a timer due
+	// by then leaves the tick nothing to wait for, and Run ends without
+	// the failed Wait (under Wine, a 1 ms one did, a few runs in 200).
+	l.Delay(100*time.Millisecond, func(core.CallbackID) { n++ })
 	require.ErrorIs(t, l.Run(), core.ErrGoexit)
 	require.NoError(t, l.Run())
 	assert.Equal(t, 2, n)
