@@ -167,11 +167,11 @@ type Conn struct {
 	flushing bool           // a flush is scheduled or runs
 	closing  bool           // a close frame is queued: nothing else will be
 	shutdown bool           // close the TCP conn once out is written
-	out      [][]byte       // frames to write
+	out      *pending       // frames to write, nil if none
 	writer   *messageWriter // the open message writer (NextWriter)
 	held     [][]byte       // frames that wait for it to close
 	queued   int            // their bytes, and those being written
-	pongAt   int            // 1 + the index in out of a pong not taken yet
+	pongAt   int            // 1 + the offset in out of a pong not taken yet
 	closeErr *CloseError
 	flushFn  func()
 }
@@ -356,7 +356,8 @@ func (c *Conn) finish(err error) {
 	}
 	c.mu.Lock()
 	c.closing = true
-	c.out, c.queued, c.pongAt, c.tk = nil, 0, 0, nil
+	c.dropOut()
+	c.queued, c.tk = 0, nil
 	c.writer, c.held = nil, nil
 	ce := c.closeErr
 	if ce == nil {

@@ -46,7 +46,9 @@
 // goroutine, and never wait: they encode the frame (copying p) and queue
 // it; a flush on the loop writes what is queued, all of it in one write,
 // in a fiber that exists only while there is something to write (it
-// suspends while the socket is full). Sends from one handler run go out
+// suspends while the socket is full). The queue's buffer comes from a
+// pool and goes back once written, so an uncompressed message allocates
+// nothing (TestAllocsPerEcho) and an idle conn holds no buffer. Sends from one handler run go out
 // together once it returns or suspends. The queue of a conn is bounded
 // (Options.MaxQueuedBytes): past the bound the send fails with
 // ErrQueueFull and the conn closes with 1008 (policy violation) rather
@@ -55,7 +57,8 @@
 // (TestSlowReaderClosed). A pong to a ping replaces one queued and not
 // yet written, so a peer that pings and does not read costs one frame.
 // Broadcast (a PreparedMessage) encodes its frame once for all the
-// server conns that take it unchanged, compressed once per level.
+// server conns that take it unchanged, compressed once per level, and a
+// conn with nothing else queued holds that frame itself, not a copy.
 // NextWriter sends a message in fragments, a frame per Write, for one
 // too large to hold whole, compressed as it goes where the conn
 // compresses and the peer's window is compress/flate's: the conn's other

@@ -3,6 +3,7 @@ package websocket
 import (
 	"crypto/rand"
 	"fmt"
+	"sync"
 
 	"github.com/revoltgo/eventloop/core"
 )
@@ -57,7 +58,7 @@ func (c *Conn) WriteMessage(typ MessageType, p []byte) error {
 	}
 	op := opcode(typ)
 	if !c.pmd.compresses(len(p)) {
-		return c.enqueue(c.encode(op, p), sendData)
+		return c.enqueueFrame(op, p, sendData)
 	}
 	if c.pmd.outTakeover {
 		// The compressor's window follows the order of the messages, so
@@ -85,7 +86,7 @@ func (c *Conn) Ping(p []byte) error {
 	if len(p) > maxControlPayload {
 		return fmt.Errorf("websocket: a ping of %d bytes; a control frame carries at most 125", len(p))
 	}
-	return c.enqueue(c.encode(opPing, p), sendControl)
+	return c.enqueueFrame(opPing, p, sendControl)
 }
 
 // Close starts the close handshake (RFC 6455 7.1.2): it queues a close
@@ -120,8 +121,7 @@ func (c *Conn) control(op opcode, p []byte) {
 	if op == opPong {
 		c.mu.Lock()
 		if c.pongAt > 0 && !c.closing {
-			c.queued += len(f) - len(c.out[c.pongAt-1])
-			c.out[c.pongAt-1] = f
+			c.replacePong(f)
 			c.mu.Unlock()
 			return
 		}
@@ -142,13 +142,14 @@ func (c *Conn) sendClose(code int, reason string, drop bool) bool {
 		return false
 	}
 	if drop {
-		for _, f := range c.out {
-			c.queued -= len(f)
+		if q := c.out; q != nil {
+			c.queued -= len(q.bytes())
+			q.b, q.shared = q.b[:0], nil
 		}
 		for _, f := range c.held {
 			c.queued -= len(f)
 		}
-		c.out, c.pongAt, c.held, c.writer = c.out[:0], 0, nil, nil
+		c.pongAt, c.held, c.writer = 0, nil, nil
 	}
 	c.enqueueLocked(c.encode(opClose, closePayload(code, reason)), sendCloseFrame)
 	c.mu.Lock()
@@ -199,33 +200,75 @@ const (
 // enqueueLocked queues f, c.mu held, and unlocks it. While a message
 // writer is open, whole messages and the close frame wait behind it in
 // held. Control frames are not counted against the limit: a conn has at
-// most one pong and one close queued.
+// most one pong and one close queued. A whole message that finds nothing
+// queued is held as it is, not copied: a broadcast's frame, shared by many
+// conns, costs each of them no copy of its own.
 func (c *Conn) enqueueLocked(f []byte, kind sendKind) error {
-	if c.closing && kind < sendFragment {
-		c.mu.Unlock()
-		return ErrClosed
+	if err := c.admit(len(f), kind); err != nil {
+		return err
 	}
-	if (kind == sendData || kind >= sendFragment) && c.queued+len(f) > c.opts.maxQueued() {
-		c.mu.Unlock()
-		c.setCloseErr(closeErr(ClosePolicyViolation, fmt.Sprintf("more than %d bytes waited to be written", c.opts.maxQueued())))
-		c.sendClose(ClosePolicyViolation, "write queue full", true)
-		return ErrQueueFull
-	}
-	c.queued += len(f)
 	switch {
 	case c.writer != nil && (kind == sendData || kind == sendCloseFrame):
 		c.held = append(c.held, f)
 		c.mu.Unlock()
 		return nil
+	case kind == sendData && c.out == nil:
+		c.out = pendingPool.Get().(*pending)
+		c.out.shared = f
 	case kind == sendLast:
-		c.out = append(append(c.out, f), c.held...)
+		q := c.queue()
+		q.b = append(q.b, f...)
+		for _, h := range c.held {
+			q.b = append(q.b, h...)
+		}
 		c.writer, c.held = nil, nil
 	default:
-		c.out = append(c.out, f)
+		q := c.queue()
 		if f[0]&0xf == byte(opPong) {
-			c.pongAt = len(c.out)
+			c.pongAt = len(q.b) + 1
 		}
+		q.b = append(q.b, f...)
 	}
+	return c.startFlush()
+}
+
+// enqueueFrame queues op's final frame of p, as enqueue does, encoding it
+// straight into the conn's pending bytes: a message costs no frame of its
+// own unless it waits behind a message writer.
+func (c *Conn) enqueueFrame(op opcode, p []byte, kind sendKind) error {
+	c.mu.Lock()
+	if c.writer != nil && (kind == sendData || kind == sendCloseFrame) {
+		return c.enqueueLocked(c.encode(op, p), kind)
+	}
+	if err := c.admit(headerSize(len(p), c.client)+len(p), kind); err != nil {
+		return err
+	}
+	q := c.queue()
+	q.b = c.appendFrame(q.b, op, false, p)
+	return c.startFlush()
+}
+
+// admit counts n more bytes queued, c.mu held; if the conn is closing, or
+// its queue would pass the limit (then it closes with 1008), it unlocks
+// c.mu and says so.
+func (c *Conn) admit(n int, kind sendKind) error {
+	if c.closing && kind < sendFragment {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	if (kind == sendData || kind >= sendFragment) && c.queued+n > c.opts.maxQueued() {
+		c.mu.Unlock()
+		c.setCloseErr(closeErr(ClosePolicyViolation, fmt.Sprintf("more than %d bytes waited to be written", c.opts.maxQueued())))
+		c.sendClose(ClosePolicyViolation, "write queue full", true)
+		return ErrQueueFull
+	}
+	c.queued += n
+	return nil
+}
+
+// startFlush schedules a flush unless one is scheduled or runs, c.mu
+// held, and unlocks it.
+func (c *Conn) startFlush() error {
 	start := !c.flushing
 	c.flushing = true
 	c.mu.Unlock()
@@ -242,16 +285,78 @@ func (c *Conn) enqueueLocked(f []byte, kind sendKind) error {
 	return nil
 }
 
+// pending is a conn's frames queued and not yet taken by a flush, one
+// after the other, so that a flush writes them in one call. It comes from
+// a pool with the first frame and goes back once written: an idle conn
+// holds none. shared, if set, is the whole queue: a frame held as it is
+// (enqueueLocked); b is then empty.
+type pending struct {
+	b      []byte
+	shared []byte
+}
+
+var pendingPool = sync.Pool{New: func() any { return new(pending) }}
+
+// maxPooled is the largest buffer the pool keeps: one that a burst made
+// larger goes to the collector.
+const maxPooled = 64 << 10
+
+func (q *pending) bytes() []byte {
+	if q.shared != nil {
+		return q.shared
+	}
+	return q.b
+}
+
+func (q *pending) release() {
+	if cap(q.b) > maxPooled {
+		q.b = nil
+	}
+	q.b, q.shared = q.b[:0], nil
+	pendingPool.Put(q)
+}
+
+// queue returns the conn's pending bytes for a frame to be appended to,
+// c.mu held: a frame held as it is is copied in first.
+func (c *Conn) queue() *pending {
+	q := c.out
+	if q == nil {
+		q = pendingPool.Get().(*pending)
+		c.out = q
+	} else if q.shared != nil {
+		q.b = append(q.b[:0], q.shared...)
+		q.shared = nil
+	}
+	return q
+}
+
+// replacePong puts the pong frame f in place of the one queued at pongAt,
+// c.mu held.
+func (c *Conn) replacePong(f []byte) {
+	q, at := c.out, c.pongAt-1
+	n := 2 + int(q.b[at+1]&0x7f) // a control frame has no extended length
+	if q.b[at+1]&0x80 != 0 {
+		n += 4 // its masking key
+	}
+	c.queued += len(f) - n
+	if len(f) == n {
+		copy(q.b[at:], f)
+		return
+	}
+	q.b = append(q.b[:at], q.b[at+n:]...)
+	c.pongAt = len(q.b) + 1
+	q.b = append(q.b, f...)
+}
+
 // flush writes the queued frames, all that are queued in one write, until
 // none is left; in a fiber of the loop, which it holds only while the
 // socket is full. Then it closes the TCP conn if that is due.
 func (c *Conn) flush() {
-	var joined []byte
 	for {
 		c.mu.Lock()
-		frames := c.out
+		q := c.out
 		c.out, c.pongAt = nil, 0
-		if len(frames) == 0 {
+		if q == nil {
 			c.flushing = false
 			shut := c.shutdown && c.writer == nil
 			c.mu.Unlock()
@@ -261,19 +366,18 @@ func (c *Conn) flush() {
 			return
 		}
 		c.mu.Unlock()
-		b, n := frames[0], len(frames[0])
-		if len(frames) > 1 {
-			joined = joined[:0]
-			for _, f := range frames {
-				joined = append(joined, f...)
-			}
-			b, n = joined, len(joined)
+		b := q.bytes()
+		n := len(b)
+		var err error
+		if n > 0 {
+			_, err = c.nc.Write(b)
 		}
-		_, err := c.nc.Write(b)
+		q.release()
 		c.mu.Lock()
 		c.queued -= n
 		if err != nil {
-			c.out, c.pongAt, c.flushing, c.closing = nil, 0, false, true
+			c.dropOut()
+			c.flushing, c.closing = false, true
 		}
 		c.mu.Unlock()
 		if err != nil {
@@ -282,4 +386,13 @@ func (c *Conn) flush() {
 			return
 		}
 	}
+}
+
+// dropOut gives what is queued back to the pool unwritten, c.mu held.
+func (c *Conn) dropOut() {
+	if c.out != nil {
+		c.out.release()
+		c.out = nil
+	}
+	c.pongAt = 0
 }
