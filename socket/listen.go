@@ -216,11 +216,12 @@ func (fd *netFD) accept(keepAlive time.Duration) (*netFD, error) {
 		if err := fd.backOff(); err != nil {
 			return err
 		}
-		ns, rsa, err := sysAccept(fd.pd.Sysfd())
+		var from rawAddr
+		ns, err := acceptFrom(fd.pd.Sysfd(), &from)
 		switch {
 		case err == nil:
 			fd.acceptedOne()
-			if c, err = fd.accepted(ns, rsa, keepAlive); err != nil {
+			if c, err = fd.accepted(ns, &from, keepAlive); err != nil {
 				_ = sysClose(ns)
 			}
 			return err
@@ -246,13 +247,13 @@ var testHookAccepted func(call string)
 // listening socket carries them (fd.ln.inherits) the conn has them from
 // the kernel, and where it listens on one address that is the conn's too:
 // a conn of a short request then costs five system calls fewer.
-func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD, error) {
+func (fd *netFD) accepted(ns int, from *rawAddr, keepAlive time.Duration) (*netFD, error) {
 	c, err := newFD(fd.pd.Loop(), ns, int(fd.family), sockStream, fd.net)
 	if err != nil {
 		return nil, err
 	}
 	if a := fd.ln.local; a != nil {
-		c.laddr, c.raddr = acceptedAddrs(a, rsa)
+		c.laddr, c.raddr = acceptedAddrs(a, from)
 	} else {
 		if testHookAccepted != nil {
 			testHookAccepted("getsockname")
@@ -260,7 +261,7 @@ func (fd *netFD) accepted(ns int, rsa sockaddr, keepAlive time.Duration) (*netFD
 		if sa, err := sysGetsockname(ns); err == nil {
 			c.laddr = addrOf(sa, sockStream)
 		}
-		c.raddr = addrOf(rsa, sockStream)
+		c.raddr = addrOf(from.toSockaddr(), sockStream)
 	}
 	if fd.family != afUnix && !fd.ln.inherits {
 		if testHookAccepted != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"unsafe"
 )
 
 // addrOf converts a socket address to the net.Addr that net's conns give
@@ -133,22 +134,24 @@ type streamAddrs struct {
 	ips           [2 * net.IPv6len]byte
 }
 
-// acceptedAddrs returns the addresses of a TCP conn accepted from rsa on
-// a listener bound to local: a copy of local of the conn's own, and what
-// addrOf makes of rsa.
-func acceptedAddrs(local *net.TCPAddr, rsa sockaddr) (l, r net.Addr) {
+// acceptedAddrs returns the addresses of a TCP conn accepted from from
+// on a listener bound to local: a copy of local of the conn's own, and
+// what addrOf makes of from.
+func acceptedAddrs(local *net.TCPAddr, from *rawAddr) (l, r net.Addr) {
 	p := new(streamAddrs)
 	n := copy(p.ips[:16], local.IP)
 	p.local = net.TCPAddr{IP: p.ips[:n:n], Port: local.Port, Zone: local.Zone}
-	switch a := rsa.(type) {
-	case *sockaddrInet4:
-		p.remote = net.TCPAddr{IP: p.ips[16:20:20], Port: a.Port} // four bytes, as net's
+	switch from.family() {
+	case afInet:
+		a := (*rawSockaddrInet4)(unsafe.Pointer(&from.raw))
+		p.remote = net.TCPAddr{IP: p.ips[16:20:20], Port: int(port(&a.Port))} // four bytes, as net's
 		copy(p.remote.IP, a.Addr[:])
-	case *sockaddrInet6:
-		p.remote = net.TCPAddr{IP: p.ips[16:32:32], Port: a.Port, Zone: zoneName(a.ZoneId)}
+	case afInet6:
+		a := (*rawSockaddrInet6)(unsafe.Pointer(&from.raw))
+		p.remote = net.TCPAddr{IP: p.ips[16:32:32], Port: int(port(&a.Port)), Zone: zoneName(a.Scope_id)}
 		copy(p.remote.IP, a.Addr[:])
 	default:
-		return &p.local, addrOf(rsa, sockStream)
+		return &p.local, addrOf(from.toSockaddr(), sockStream)
 	}
 	return &p.local, &p.remote
 }

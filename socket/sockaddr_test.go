@@ -23,7 +23,9 @@ func TestAcceptedAddrsInOneAllocation(t *testing.T) {
 		{&net.TCPAddr{IP: net.ParseIP("::1"), Port: 8443}, v6},
 		{&net.TCPAddr{IP: net.ParseIP("fe80::1"), Port: 8443, Zone: "7"}, v6},
 	} {
-		l, r := acceptedAddrs(c.local, c.rsa)
+		var from rawAddr
+		from.fromSockaddr(c.rsa)
+		l, r := acceptedAddrs(c.local, &from)
 		if !reflect.DeepEqual(l, c.local) || l == net.Addr(c.local) {
 			t.Errorf("local %#v, want a copy of %#v", l, c.local)
 		}
@@ -37,7 +39,7 @@ func TestAcceptedAddrsInOneAllocation(t *testing.T) {
 		if cap(lip) != len(lip) || cap(rip) != len(rip) {
 			t.Errorf("an append to one IP could write over the other: %v %v", l, r)
 		}
-		if n := testing.AllocsPerRun(100, func() { acceptedAddrs(c.local, c.rsa) }); n != 1 {
+		if n := testing.AllocsPerRun(100, func() { acceptedAddrs(c.local, &from) }); n != 1 {
 			t.Errorf("%v allocations, want 1", n)
 		}
 	}
