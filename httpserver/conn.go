@@ -117,7 +117,6 @@ func (c *conn) init(config *tls.Config) {
 		c.rwc = c.tls
 	}
 	c.remoteAddr = addrString(c.raw.RemoteAddr())
-	c.res.handlerHeader = make(http.Header)
 	c.onData = c.onBytes
 	c.flushHeldFn = c.flushHeld
 }

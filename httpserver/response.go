@@ -102,8 +102,14 @@ func (w *response) releaseBuf() {
 }
 
 // Header returns the header map that WriteHeader (or the first Write)
-// sends.
-func (w *response) Header() http.Header { return w.handlerHeader }
+// sends. The conn makes it at the first call and keeps it, cleared, for
+// its next requests: a conn whose handlers never ask has none.
+func (w *response) Header() http.Header {
+	if w.handlerHeader == nil {
+		w.handlerHeader = make(http.Header)
+	}
+	return w.handlerHeader
+}
 
 // WriteHeader sends an informational status (1xx other than 101) at once,
 // with the header as it is now, any number of times; the first other
