@@ -13,15 +13,10 @@ import (
 // An echo of an uncompressed message allocates nothing on the server: the
 // message is read from the buffer the loop's conns share, and its frame is
 // encoded straight into the conn's pending bytes, which come from a pool
-// and go back to it once written (an idle conn holds none). The client is
-// a raw conn whose reads and writes allocate nothing, so that the count
-// is the server's. It sends 16 messages at a time, so that what a driver
-// may allocate for a wait, and the runtime's own allocations, fall within
-// the slack of a batch.
-//
-// The loops have no blocked-call report: its sampler takes a goroutine
-// profile, which allocates, when a run holds the loop 5 ms, as a run
-// descheduled on a busy machine can.
+// and go back to it once written (an idle conn holds none). The method is
+// httpserver's TestAllocsPerRequest's: a raw client that allocates
+// nothing, 16 messages at a time with a slack for the batch, and loops
+// without the blocked-call report.
 func TestAllocsPerEcho(t *testing.T) {
 	watchdog(t, time.Minute)
 	for _, name := range drivers() {
