@@ -12,9 +12,10 @@ import (
 // An accept on a listener bound to one address makes three objects: the
 // Conn, the record it points to and the conn's two addresses
 // (acceptedAddrs). accept4 writes the peer's address into the caller's
-// frame, not into the three objects unix.Accept4 would make. The clients have dialed before the count
-// begins, so the accepts do not wait (a wait would allocate its watch,
-// which the bound's half an object leaves room for once in the runs).
+// frame, not into the three objects unix.Accept4 would make. The clients
+// have dialed before the count begins, so the accepts do not wait (a wait
+// would allocate its watch, which the bound's half an object leaves room
+// for once in the runs).
 func TestAcceptAllocatesTheConnAndItsAddresses(t *testing.T) {
 	const runs, bound = 20, 3.5
 	eachDriver(t, func(t *testing.T, l *core.Loop) {
