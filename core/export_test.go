@@ -62,7 +62,10 @@ func BlockedReportOn(l *Loop) bool { return l.blk != nil }
 // its loop's timer heap, and its arming number, which orders the timers
 // due at one instant.
 func FDTimer(p *FD, mode Interest) (armed bool, seq uint64) {
-	c := p.dir(mode).tm
+	if p.slow == nil {
+		return false, 0
+	}
+	c := p.slow.tm[p.side(p.dir(mode))]
 	if c == nil {
 		return false, 0
 	}
@@ -81,7 +84,7 @@ func FDLockWaiters(p *FD, mode Interest) uint64 {
 
 // FDFreeTurns is how many turns of direction mode were passed and not yet
 // taken.
-func FDFreeTurns(p *FD, mode Interest) int32 { return p.dir(mode).turnsOf().free }
+func FDFreeTurns(p *FD, mode Interest) int32 { return p.turnsOf(p.dir(mode)).free }
 
 // MadeAgo makes a loop whose clock reads d at its making, as if it had been
 // made d ago: a clock value confused with a duration is then d off.
@@ -107,3 +110,7 @@ const (
 	SweepChunk  = sweepChunk
 	SweepMax    = sweepMax
 )
+
+// FDHasSlow reports whether p has made its record of what only deadlines,
+// contended locks and a Close that waits need.
+func FDHasSlow(p *FD) bool { return p.slow != nil }

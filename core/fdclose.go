@@ -22,22 +22,30 @@ func (p *FD) Close() error {
 	}
 	if l.InFiber() {
 		f := l.cur
-		if p.closeStep(ioWaiter{f: f}, rwait, wwait) {
-			return p.closeErr
+		if done, err := p.closeStep(ioWaiter{f: f}, rwait, wwait); done {
+			return err
 		}
 		if l.suspendHere(f) {
-			p.closer = ioWaiter{}
+			p.slow.closer = ioWaiter{}
 			return p.closeAfterLoop()
 		}
-		return p.closeErr
+		return p.slow.closeErr
 	}
 	// An uncaught error from the run this goroutine makes does not end
 	// Close: it must not leak the descriptor.
-	err := p.waitGoroutine(func(x *FDWatch) bool { return !p.closeStep(ioWaiter{x: x}, rwait, wwait) }, false)
-	if err == ErrLoopClosed {
+	var err error
+	waited := false
+	if p.waitGoroutine(func(x *FDWatch) bool {
+		done, cerr := p.closeStep(ioWaiter{x: x}, rwait, wwait)
+		err, waited = cerr, !done
+		return waited
+	}, false) == ErrLoopClosed {
 		return p.closeAfterLoop()
 	}
-	return p.closeErr
+	if waited {
+		return p.slow.closeErr
+	}
+	return err
 }
 
 // closeAfterLoop is Close's end once the loop has been closed meanwhile.
@@ -49,9 +57,9 @@ func (p *FD) closeAfterLoop() error {
 }
 
 // closeStep runs on the loop for Close: it wakes every waiter, the lock's
-// too, then closes the fd if nobody uses it (true), else leaves w (the
-// closer) to be woken by the last user's Release.
-func (p *FD) closeStep(w ioWaiter, rwait, wwait uint64) bool {
+// too, then closes the fd if nobody uses it (true, with close's error),
+// else leaves w (the closer) to be woken by the last user's Release.
+func (p *FD) closeStep(w ioWaiter, rwait, wwait uint64) (bool, error) {
 	for _, d := range [2]*fdDir{&p.rd, &p.wr} {
 		p.wakeSlot(d, false)
 		p.disarm(d)
@@ -63,12 +71,11 @@ func (p *FD) closeStep(w ioWaiter, rwait, wwait uint64) bool {
 		p.passTurn(&p.wr)
 	}
 	if p.state.Load()&(fdClosing|fdRefMask) == fdClosing {
-		p.closeErr = p.closeNow()
-		return true
+		return true, p.closeNow()
 	}
-	p.closer = w
+	p.more().closer = w
 	p.l.waitBegins(w)
-	return false
+	return false, nil
 }
 
 // lastLeft runs where the last user released p after Close began.
@@ -83,9 +90,10 @@ func (p *FD) lastLeft() {
 // closeLast closes the descriptor for the closer waiting for the last
 // user; none yet: closeStep, still to come, finds nobody and closes it.
 func (p *FD) closeLast() {
-	if w := p.closer; w != (ioWaiter{}) {
-		p.closer = ioWaiter{}
-		p.closeErr = p.closeNow()
+	if s := p.slow; s != nil && s.closer != (ioWaiter{}) {
+		w := s.closer
+		s.closer = ioWaiter{}
+		s.closeErr = p.closeNow()
 		p.l.wake(w, false)
 	}
 }

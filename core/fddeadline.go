@@ -97,7 +97,8 @@ func (p *FD) armTimer(d *fdDir) {
 		return
 	}
 	l := p.l
-	c := d.tm
+	tm := &p.more().tm[p.side(d)]
+	c := *tm
 	if c == nil {
 		c = &callback{typ: typeIOTimer, heapIdx: -1}
 		c.fn = func(CallbackID) {
@@ -105,7 +106,7 @@ func (p *FD) armTimer(d *fdDir) {
 				p.wakeSlot(d, true)
 			}
 		}
-		d.tm = c
+		*tm = c
 	} else if c.heapIdx >= 0 {
 		if c.deadline == at-1 {
 			return
@@ -119,7 +120,10 @@ func (p *FD) armTimer(d *fdDir) {
 }
 
 func (p *FD) disarm(d *fdDir) {
-	if d.tm != nil && d.tm.heapIdx >= 0 {
-		p.l.timers.remove(d.tm)
+	if p.slow == nil {
+		return
+	}
+	if c := p.slow.tm[p.side(d)]; c != nil && c.heapIdx >= 0 {
+		p.l.timers.remove(c)
 	}
 }

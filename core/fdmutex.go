@@ -190,19 +190,13 @@ func (p *FD) beginClose() (rwait, wwait uint64, ok bool) {
 
 // turns is a direction's counting semaphore, on the loop: a turn passed
 // (passTurn) may come before the wait it is for (awaitTurn), as an Unlock
-// may come between a caller counting itself and its wait. A direction
-// makes one at its first contended lock.
+// may come between a caller counting itself and its wait.
 type turns struct {
 	free int32      // passed, not yet taken
 	q    []ioWaiter // first come, first served
 }
 
-func (d *fdDir) turnsOf() *turns {
-	if d.turns == nil {
-		d.turns = new(turns)
-	}
-	return d.turns
-}
+func (p *FD) turnsOf(d *fdDir) *turns { return &p.more().turns[p.side(d)] }
 
 func (p *FD) awaitTurn(d *fdDir) error {
 	l := p.l
@@ -213,7 +207,7 @@ func (p *FD) awaitTurn(d *fdDir) error {
 	}
 	f := l.cur
 	if p.queueTurn(d, ioWaiter{f: f}) && l.suspendHere(f) {
-		t := d.turns
+		t := p.turnsOf(d)
 		for i, w := range t.q {
 			if w.f == f {
 				t.q = append(t.q[:i], t.q[i+1:]...)
@@ -227,7 +221,7 @@ func (p *FD) awaitTurn(d *fdDir) error {
 
 // queueTurn takes a turn passed already (false) or queues w for the next.
 func (p *FD) queueTurn(d *fdDir, w ioWaiter) bool {
-	t := d.turnsOf()
+	t := p.turnsOf(d)
 	if t.free > 0 {
 		t.free--
 		return false
@@ -238,7 +232,7 @@ func (p *FD) queueTurn(d *fdDir, w ioWaiter) bool {
 }
 
 func (p *FD) passTurn(d *fdDir) {
-	t := d.turnsOf()
+	t := p.turnsOf(d)
 	if len(t.q) == 0 {
 		t.free++
 		return

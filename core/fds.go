@@ -22,6 +22,8 @@ type fileID struct{ dev, ino uint64 }
 // activation (all of them watchers of file), and its registration with the
 // driver. gen goes into the token of every registration, so an event that a
 // driver reports for an older registration of the same number is dropped.
+// The table holds one per number up to the highest watched, so a number
+// that only an FD waits on (a connection) pays for no watcher list.
 //
 // A watcher that has been active holds the registration until it is
 // cancelled (held counts them): disabling it takes its interest away
@@ -31,7 +33,7 @@ type fileID struct{ dev, ino uint64 }
 // registration costs resources (netpoll dups the fd: re-registering fails
 // once the process is out of descriptors).
 type fdState struct {
-	watchers   []*callback
+	ws         *[]*callback // made at the number's first watcher
 	file       fileID
 	gen        uint32
 	registered bool
@@ -40,11 +42,21 @@ type fdState struct {
 	pd         *FD // the loop's own wait on this number (fdwait.go), if any
 }
 
+func (st *fdState) watchers() []*callback {
+	if st.ws == nil {
+		return nil
+	}
+	return *st.ws
+}
+
 func token(fd int, gen uint32) Token { return Token(uint64(gen)<<32 | uint64(uint32(fd))) }
 
+// fdState grows the table as append grows a large slice (by a quarter):
+// descriptors are numbered from the lowest free one, so the table follows
+// the most a process had open, and what it holds beyond that is waste.
 func (l *Loop) fdState(fd int) *fdState {
 	if fd >= len(l.fds) {
-		n := max(2*len(l.fds), fd+1, 64)
+		n := max(len(l.fds)+len(l.fds)/4, fd+1, 64)
 		fds := make([]fdState, n)
 		copy(fds, l.fds)
 		l.fds = fds
@@ -86,7 +98,10 @@ func (l *Loop) activateFD(c *callback) {
 	if !st.registered {
 		st.file = c.file
 	}
-	st.watchers = append(st.watchers, c)
+	if st.ws == nil {
+		st.ws = new([]*callback)
+	}
+	*st.ws = append(*st.ws, c)
 	l.syncFD(fd, st)
 	if st.registered && c.active && c.held != heldBy(st) {
 		c.held = heldBy(st)
@@ -116,11 +131,8 @@ func (l *Loop) releaseHold(c *callback) bool {
 func (l *Loop) deactivateFD(c *callback) {
 	fd := int(c.fd)
 	st := &l.fds[fd]
-	for i, w := range st.watchers {
-		if w == c {
-			st.watchers = slices.Delete(st.watchers, i, i+1)
-			break
-		}
+	if i := slices.Index(st.watchers(), c); i >= 0 {
+		*st.ws = slices.Delete(*st.ws, i, i+1)
 	}
 	l.syncFD(fd, st)
 }
@@ -133,7 +145,7 @@ func (l *Loop) syncFD(fd int, st *fdState) {
 	if st.pd != nil {
 		in = st.pd.in
 	}
-	for _, w := range st.watchers {
+	for _, w := range st.watchers() {
 		if w.typ == TypeReadable {
 			in |= Read
 		} else {
@@ -183,8 +195,8 @@ func (l *Loop) dropFD(fd int, st *fdState, cause error, deregister bool) {
 // report or cancel. A Deregister error means the fd is gone already (closed
 // before its watchers were cancelled): there is nothing left to undo.
 func (l *Loop) forgetFD(fd int, st *fdState, deregister bool) []*callback {
-	ws := st.watchers
-	st.watchers = nil
+	ws := st.watchers()
+	st.ws = nil
 	st.held = 0
 	if st.registered {
 		st.registered = false
@@ -250,7 +262,7 @@ func (l *Loop) dispatchEvents(evs []Event) {
 				l.dirReady(p, &p.wr)
 			}
 		}
-		for _, c := range st.watchers {
+		for _, c := range st.watchers() {
 			if c.typ == TypeReadable && ev.Ready&Read != 0 || c.typ == TypeWritable && ev.Ready&Write != 0 {
 				l.enqueue(c)
 			}

@@ -37,8 +37,24 @@ type FD struct {
 	in       Interest // what the fd's registration carries for FD's waiters
 	attached bool     // known to l.fds (fdState.pd)
 	dirty    bool     // on l.ioDirty: its interest changed since the last Wait
-	closer   ioWaiter // Close's, until the last user leaves
+	slow     *fdSlow
+}
+
+// fdSlow is what an FD needs only for a deadline, a contended lock or a
+// Close that waits for a user, made on the loop at the first of them: an
+// idle connection needs none, and every connection has an FD.
+type fdSlow struct {
+	tm       [2]*callback // each direction's deadline timer (typeIOTimer)
+	turns    [2]turns     // calls waiting for each direction's lock (fdmutex.go)
+	closer   ioWaiter     // Close's, until the last user leaves
 	closeErr error
+}
+
+func (p *FD) more() *fdSlow {
+	if p.slow == nil {
+		p.slow = new(fdSlow)
+	}
+	return p.slow
 }
 
 // fdDir is one direction of an FD: one waiter at a time, as its lock
@@ -48,10 +64,7 @@ type fdDir struct {
 	deadline atomic.Int64 // on the loop's clock (ns since its epoch, plus one); 0: none
 	waiting  atomic.Bool  // w is set: SetDeadline from another goroutine looks
 
-	// The loop's.
-	w     ioWaiter  // the one waiting call or watch
-	tm    *callback // the deadline's timer node (typeIOTimer), made on first use
-	turns *turns    // calls waiting for the direction's lock (fdmutex.go), made on first use
+	w ioWaiter // the loop's: the one waiting call or watch
 }
 
 // ioWaiter is a fiber of the loop, resumed, or a watch, whose func runs as
@@ -110,6 +123,9 @@ func (p *FD) modeOf(d *fdDir) Interest {
 	}
 	return Write
 }
+
+// side is d's index in p's fdSlow.
+func (p *FD) side(d *fdDir) int { return int(p.modeOf(d) >> 1) }
 
 func (p *FD) dir(mode Interest) *fdDir {
 	if mode == Read {

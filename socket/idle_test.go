@@ -60,7 +60,7 @@ const (
 // coroutine and the conn), which a fiber suspended in Read keeps only if
 // nothing on its path ever went deeper than that stack holds (see read,
 // in io.go, and core's flushIO). The test logs whether the target is met; on this machine it
-// is about 4.0 KiB on stream and 4.0 to 4.2 on epoll.
+// is about 3.5 KiB on epoll and 3.6 on stream and kqueue.
 //
 // The loop can grow fibers itself: it runs a tick on the callback fiber
 // when the tick cannot block, and a driver whose calls in that tick go
