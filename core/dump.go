@@ -40,7 +40,7 @@ func (l *Loop) report() (suspended int, text string) {
 			b.WriteString("\nin a callback created at:")
 			writeFrames(&b, f.created)
 		}
-		f.stack = nil
+		f.stack = ""
 	}
 	if l.trace {
 		l.eachCallback(func(c *callback) {
@@ -105,7 +105,7 @@ func (l *Loop) Dump() string {
 func (l *Loop) probed(f *fiber) {
 	for f.probe {
 		f.probe = false
-		f.stack = stackOf()
+		f.stack = string(stackOf())
 		f.yield(struct{}{})
 	}
 }

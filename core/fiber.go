@@ -14,27 +14,27 @@ type fiber struct {
 	stop  func()
 	yield func(struct{}) bool
 
-	id    uint64 // new for every task: a reused goroutine is a new fiber
-	depth int    // position on the resume chain (see Loop.ResumeDepth)
-	kind  taskKind
-	arg   error // the error handed to an error-handler task
-
+	id        uint64 // new for every task: a reused goroutine is a new fiber
+	depth     int32  // position on the resume chain (see Loop.ResumeDepth)
+	kind      taskKind
 	parked    bool // yielded to the loop's machinery, not suspended by the user
 	suspended bool // suspended through its Suspension
-	val       any  // what Resume or Throw hands over
-	err       error
-	susp      *Suspension
-	locals    map[any]any
-	probe     bool   // resumed only to record its stack (deadlock reports)
-	stack     []byte // recorded by a probe
-	created   []uintptr
+	probe     bool // resumed only to record its stack (deadlock reports)
 
 	// With the watchdog: the fiber goroutine's id, and what the fiber ran
 	// last (what a resumed fiber goes on with).
-	gid     uint64
-	runID   CallbackID
 	runTyp  CallbackType
 	runKind runKind
+	gid     uint64
+	runID   CallbackID
+
+	arg     error // the error handed to an error-handler task
+	val     any   // what Resume or Throw hands over
+	err     error
+	susp    *Suspension
+	locals  map[any]any
+	stack   string // recorded by a probe
+	created []uintptr
 
 	prev, succ *fiber // fiberList links
 }
@@ -174,9 +174,9 @@ func (l *Loop) switchTo(f *fiber) {
 	prev := l.cur
 	d := 1
 	if prev != nil {
-		d = prev.depth + 1
+		d = int(prev.depth) + 1
 	}
-	f.depth = d
+	f.depth = int32(d)
 	if d > l.counts.maxResumeDepth {
 		l.counts.maxResumeDepth = d
 	}

@@ -280,5 +280,5 @@ func (l *Loop) ResumeDepth() int {
 	if l.cur == nil {
 		return 0
 	}
-	return l.cur.depth
+	return int(l.cur.depth)
 }
