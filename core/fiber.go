@@ -79,14 +79,18 @@ func (fl *fiberList) remove(f *fiber) {
 
 func (l *Loop) newFiber() *fiber {
 	f := &fiber{l: l}
-	f.next, f.stop = iter.Pull(func(yield func(struct{}) bool) {
-		f.yield = yield
-		l.markFiber()
-		l.fiberStarts(f)
-		f.body()
-	})
+	// A method value holds f alone: 16 B for every fiber, where a
+	// closure over f and l took 24.
+	f.next, f.stop = iter.Pull(f.start)
 	l.fibers.add(f)
 	return f
+}
+
+func (f *fiber) start(yield func(struct{}) bool) {
+	f.yield = yield
+	f.l.markFiber()
+	f.l.fiberStarts(f)
+	f.body()
 }
 
 // body is the life of a fiber goroutine: run a task, park in the pool, and
