@@ -5,6 +5,7 @@
 //	nethttp   net/http's Server, a goroutine per connection
 //	fasthttp  github.com/valyala/fasthttp's Server, a goroutine per connection from a worker pool
 //	nbio      github.com/lesismal/nbio's nbhttp.Engine, pollers on epoll and a goroutine pool for the handlers
+//	floor     (Linux) not a server but the least one can do: per readable conn one read and one canned write (floor_linux.go)
 //
 // Each runs with its library's defaults. With -dir DIR, nethttp serves
 // http.FileServer(http.Dir(DIR)) instead, the static-file tables of the
@@ -13,12 +14,12 @@
 // of http.DefaultTransport with MaxIdleConnsPerHost 1024 (the
 // reverse-proxy tables). With -cert FILE -key FILE (PEM), nethttp and
 // nbio serve HTTPS with that certificate (the HTTPS tables): ServeTLS,
-// and nbhttp's AddrsTLS over its fork of crypto/tls. fasthttp takes none
-// of these. The benchmark builds this program once and starts it as a
-// process of its own per server, so that the CPU time and the
+// and nbhttp's AddrsTLS over its fork of crypto/tls. fasthttp and floor
+// take none of these. The benchmark builds this program once and starts
+// it as a process of its own per server, so that the CPU time and the
 // allocations of that process are the server's alone. It lives in the
-// module bench/ so that the library's go.mod does not require fasthttp or
-// nbio. By hand, from the repository root:
+// module bench/ so that the library's go.mod does not require fasthttp
+// or nbio. By hand, from the repository root:
 //
 //	go -C bench run ./httppeers -server fasthttp -addr 127.0.0.1:8080
 //	go -C bench run ./httppeers -server nethttp -addr 127.0.0.1:8080 -dir /tmp/files
@@ -132,10 +133,10 @@ func backendURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-const usage = "usage: httppeers -server nethttp|fasthttp|nbio -addr HOST:PORT [-max-life D] [-dir DIR | -proxy HOST:PORT (nethttp)] [-cert FILE -key FILE (nethttp, nbio)]"
+const usage = "usage: httppeers -server nethttp|fasthttp|nbio|floor -addr HOST:PORT [-max-life D] [-dir DIR | -proxy HOST:PORT (nethttp)] [-cert FILE -key FILE (nethttp, nbio)]"
 
 func main() {
-	name := flag.String("server", "", "nethttp, fasthttp or nbio")
+	name := flag.String("server", "", "nethttp, fasthttp, nbio or floor (Linux)")
 	addr := flag.String("addr", "", "host:port to listen on, such as 127.0.0.1:8080")
 	maxLife := flag.Duration("max-life", time.Hour, "exit by itself after this long")
 	flag.StringVar(&dir, "dir", "", "nethttp: serve http.FileServer(http.Dir(DIR)) instead of \"Hello, World!\"")
@@ -145,7 +146,7 @@ func main() {
 	flag.Parse()
 	serve, ok := servers[*name]
 	if !ok || *addr == "" || flag.NArg() > 0 || (dir != "" || proxy != "") && *name != "nethttp" || dir != "" && proxy != "" ||
-		(certFile == "") != (keyFile == "") || certFile != "" && *name == "fasthttp" {
+		(certFile == "") != (keyFile == "") || certFile != "" && (*name == "fasthttp" || *name == "floor") {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}

@@ -37,6 +37,9 @@ import (
 //     net/http and fasthttp (bench/httppeers) and ours (the hidden
 //     subcommand httpserve: package httpserver on epoll, one loop, and
 //     one loop per core).
+//     On Linux, a floor too (httppeers -server floor, floorLabel): the
+//     least work a server can do here, so that each row shows how much
+//     of its cost is the kernel's and wrk's share of the CPUs.
 //   - "Hello, World!" pipelined: the same servers (nbio too, but not in
 //     --quick), each wrk connection sending 16 requests in one write
 //     (TechEmpower's plaintext shape), as many as --hello's tables.
@@ -377,6 +380,9 @@ func httpBench(cfg httpConfig) (*HTTPReport, error) {
 				nbio.noClose = nbioNoClose
 				hello = append(hello, nbio)
 			}
+			if runtime.GOOS == "linux" {
+				hello = append(hello, httpPeer(peersBin, "floor", floorLabel, modeHello))
+			}
 		}
 		if filesDir != "" {
 			files = append(files, httpPeer(peersBin, httpBaseline, "net/http", modeFiles, "-dir", filesDir))
@@ -486,6 +492,11 @@ func noCloseNotes(servers []httpServer, tables string) []string {
 	}
 	return notes
 }
+
+// floorLabel is the row of httppeers' floor: not a server but the least
+// work one can do, one read and one canned write per readable conn,
+// nothing parsed but where each head ends.
+const floorLabel = "floor: a read and a canned write, a loop per CPU"
 
 // nbioNoClose is why nbio has no row in the tables of a connection per
 // request: its flushResponse closes the connection as soon as it has

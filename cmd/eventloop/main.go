@@ -86,6 +86,13 @@
 // close": an accept, a read, a write and a close each). The full run
 // adds lesismal/nbio's nbhttp to the first two kinds of table (not to
 // the third: it may close before its response is sent; a note says so).
+// On Linux, each of these tables has a floor row too (bench/httppeers
+// -server floor): a loop per CPU that answers every request head it
+// reads with the same bytes ours sends, in one write per read, parsing
+// nothing else: the least work a server can do here, so that a row near
+// it has little left to gain. (Not a ceiling of speed: it waits in
+// epoll_wait as soon as its loop runs dry, and a server that waits
+// better can pass it.)
 // --quick is a smoke run of a few seconds at 16 connections that asserts
 // no speed.
 //
