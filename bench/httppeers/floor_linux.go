@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -30,18 +31,46 @@ import (
 // pass.
 func init() { servers["floor"] = serveFloor }
 
-// serveFloor closes ln, whose address its loops' listeners then share.
+// serveFloor closes ln, whose address its loops' listeners then share,
+// and serves until a loop fails.
 func serveFloor(ln net.Listener) error {
 	ap, err := netip.ParseAddrPort(ln.Addr().String())
 	if err != nil || !ap.Addr().Is4() {
 		return fmt.Errorf("floor: %s: not an IPv4 address and port", ln.Addr())
 	}
 	ln.Close()
-	errc := make(chan error)
-	for range runtime.GOMAXPROCS(0) {
-		go floorLoop(ap, errc)
+	f, err := startFloor(ap, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return err
 	}
-	return <-errc
+	return <-f.errc
+}
+
+// floor is loops serving one address.
+type floor struct {
+	stop int        // an eventfd, readable once Close is called: every loop ends
+	errc chan error // each loop's error, if it failed
+	wg   sync.WaitGroup
+}
+
+func startFloor(ap netip.AddrPort, loops int) (*floor, error) {
+	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return nil, err
+	}
+	f := &floor{stop: stop, errc: make(chan error, loops)}
+	f.wg.Add(loops)
+	for range loops {
+		go f.loop(ap)
+	}
+	return f, nil
+}
+
+// Close ends the loops, and returns once each has closed what it opened.
+func (f *floor) Close() {
+	unix.Write(f.stop, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	f.wg.Wait()
+	unix.Close(f.stop)
 }
 
 // floorListen is a listener on ap that shares ap with the other loops'.
@@ -72,46 +101,60 @@ var (
 	connClose = []byte("\r\nconnection: close\r\n")
 )
 
-// floorLoop serves the conns it accepts on a listener of its own on ap
-// until a system call that should not fail does.
-func floorLoop(ap netip.AddrPort, errc chan<- error) {
+// loop serves the conns it accepts on a listener of its own on ap until
+// Close, or until a system call that should not fail does.
+func (f *floor) loop(ap netip.AddrPort) {
+	defer f.wg.Done()
 	runtime.LockOSThread()
 	ln, err := floorListen(ap)
 	if err != nil {
-		errc <- err
+		f.errc <- err
 		return
 	}
+	defer unix.Close(ln)
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		errc <- err
+		f.errc <- err
 		return
 	}
-	if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, ln, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(ln)}); err != nil {
-		errc <- err
-		return
+	defer unix.Close(ep)
+	for _, fd := range []int{ln, f.stop} {
+		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
+			f.errc <- err
+			return
+		}
 	}
 	var (
 		evs   = make([]unix.EpollEvent, 256)
 		rbuf  = make([]byte, 64<<10)
 		wbuf  []byte
 		carry [][]byte // by fd: the start of a head that has not ended
+		conns = map[int]bool{}
 		r     floorResponse
 	)
+	defer func() {
+		for c := range conns {
+			unix.Close(c)
+		}
+	}()
 	for {
 		n, err := unix.EpollWait(ep, evs, -1)
 		if err != nil {
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
-			errc <- err
+			f.errc <- err
 			return
 		}
 		r.refresh()
 		for _, ev := range evs[:n] {
 			fd := int(ev.Fd)
-			if fd == ln {
-				if err := floorAccept(ln, ep); err != nil {
-					errc <- err
+			switch fd {
+			case f.stop:
+				return
+			case ln:
+				if err := floorAccept(ln, ep, conns); err != nil {
+					f.errc <- err
 					return
 				}
 				continue
@@ -125,6 +168,7 @@ func floorLoop(ap netip.AddrPort, errc chan<- error) {
 			}
 			if m <= 0 {
 				unix.Close(fd) // also takes it out of the epoll
+				delete(conns, fd)
 				carry[fd] = carry[fd][:0]
 				continue
 			}
@@ -149,14 +193,16 @@ func floorLoop(ap netip.AddrPort, errc chan<- error) {
 			}
 			if closing {
 				unix.Close(fd)
+				delete(conns, fd)
 				carry[fd] = carry[fd][:0]
 			}
 		}
 	}
 }
 
-// floorAccept accepts what is queued on ln and adds each conn to ep.
-func floorAccept(ln, ep int) error {
+// floorAccept accepts what is queued on ln and adds each conn to ep and
+// to conns.
+func floorAccept(ln, ep int, conns map[int]bool) error {
 	for {
 		c, _, err := unix.Accept4(ln, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		switch {
@@ -169,6 +215,7 @@ func floorAccept(ln, ep int) error {
 		}
 		// As net does for every TCP conn, and so fasthttp and net/http.
 		unix.SetsockoptInt(c, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		conns[c] = true
 		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, c, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c)}); err != nil {
 			return err
 		}
