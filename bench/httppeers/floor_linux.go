@@ -106,105 +106,105 @@ var (
 func (f *floor) loop(ap netip.AddrPort) {
 	defer f.wg.Done()
 	runtime.LockOSThread()
+	if err := f.serve(ap); err != nil {
+		f.errc <- err
+	}
+}
+
+// floorLoop is one loop's state.
+type floorLoop struct {
+	ln, ep     int
+	rbuf, wbuf []byte
+	conns      []floorConn // by fd
+	r          floorResponse
+}
+
+type floorConn struct {
+	open  bool
+	carry []byte // the start of a head that has not ended
+}
+
+func (f *floor) serve(ap netip.AddrPort) error {
 	ln, err := floorListen(ap)
 	if err != nil {
-		f.errc <- err
-		return
+		return err
 	}
 	defer unix.Close(ln)
 	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		f.errc <- err
-		return
+		return err
 	}
 	defer unix.Close(ep)
 	for _, fd := range []int{ln, f.stop} {
 		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}); err != nil {
-			f.errc <- err
-			return
+			return err
 		}
 	}
-	var (
-		evs   = make([]unix.EpollEvent, 256)
-		rbuf  = make([]byte, 64<<10)
-		wbuf  []byte
-		carry [][]byte // by fd: the start of a head that has not ended
-		conns = map[int]bool{}
-		r     floorResponse
-	)
-	defer func() {
-		for c := range conns {
-			unix.Close(c)
-		}
-	}()
+	s := &floorLoop{ln: ln, ep: ep, rbuf: make([]byte, 64<<10)}
+	defer s.closeAll()
+	evs := make([]unix.EpollEvent, 256)
 	for {
 		n, err := unix.EpollWait(ep, evs, -1)
-		if err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			f.errc <- err
-			return
+		if errors.Is(err, unix.EINTR) {
+			continue
 		}
-		r.refresh()
+		if err != nil {
+			return err
+		}
+		s.r.refresh()
 		for _, ev := range evs[:n] {
-			fd := int(ev.Fd)
-			switch fd {
+			switch fd := int(ev.Fd); fd {
 			case f.stop:
-				return
+				return nil
 			case ln:
-				if err := floorAccept(ln, ep, conns); err != nil {
-					f.errc <- err
-					return
+				if err := s.accept(); err != nil {
+					return err
 				}
-				continue
-			}
-			for fd >= len(carry) {
-				carry = append(carry, nil)
-			}
-			m, err := unix.Read(fd, rbuf)
-			if errors.Is(err, unix.EAGAIN) {
-				continue
-			}
-			if m <= 0 {
-				unix.Close(fd) // also takes it out of the epoll
-				delete(conns, fd)
-				carry[fd] = carry[fd][:0]
-				continue
-			}
-			data := rbuf[:m]
-			if len(carry[fd]) > 0 {
-				data = append(carry[fd], data...)
-			}
-			wbuf = wbuf[:0]
-			closing := false
-			for !closing {
-				i := bytes.Index(data, headEnd)
-				if i < 0 {
-					break
-				}
-				closing = containsFold(data[:i+2], connClose)
-				wbuf = r.append(wbuf, closing)
-				data = data[i+len(headEnd):]
-			}
-			carry[fd] = append(carry[fd][:0], data...)
-			if len(wbuf) > 0 && floorWrite(fd, wbuf) != nil {
-				closing = true
-			}
-			if closing {
-				unix.Close(fd)
-				delete(conns, fd)
-				carry[fd] = carry[fd][:0]
+			default:
+				s.answer(fd)
 			}
 		}
 	}
 }
 
-// floorAccept accepts what is queued on ln and adds each conn to ep and
-// to conns.
-func floorAccept(ln, ep int, conns map[int]bool) error {
+// answer reads what fd has and answers each head that ends in it, in
+// one write.
+func (s *floorLoop) answer(fd int) {
+	m, err := unix.Read(fd, s.rbuf)
+	if errors.Is(err, unix.EAGAIN) {
+		return
+	}
+	if m <= 0 {
+		s.drop(fd)
+		return
+	}
+	c := &s.conns[fd]
+	data := s.rbuf[:m]
+	if len(c.carry) > 0 {
+		data = append(c.carry, data...)
+	}
+	s.wbuf = s.wbuf[:0]
+	closing := false
+	for !closing {
+		i := bytes.Index(data, headEnd)
+		if i < 0 {
+			break
+		}
+		closing = containsFold(data[:i+2], connClose)
+		s.wbuf = s.r.append(s.wbuf, closing)
+		data = data[i+len(headEnd):]
+	}
+	c.carry = append(c.carry[:0], data...)
+	if len(s.wbuf) > 0 && floorWrite(fd, s.wbuf) != nil || closing {
+		s.drop(fd)
+	}
+}
+
+// accept accepts what is queued on the listener and adds each conn to
+// the epoll.
+func (s *floorLoop) accept() error {
 	for {
-		c, _, err := unix.Accept4(ln, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		c, _, err := unix.Accept4(s.ln, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		switch {
 		case errors.Is(err, unix.EAGAIN):
 			return nil
@@ -213,11 +213,28 @@ func floorAccept(ln, ep int, conns map[int]bool) error {
 		case err != nil:
 			return err
 		}
+		if c >= len(s.conns) {
+			s.conns = append(s.conns, make([]floorConn, c+1-len(s.conns))...)
+		}
+		s.conns[c].open = true
 		// As net does for every TCP conn, and so fasthttp and net/http.
 		unix.SetsockoptInt(c, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-		conns[c] = true
-		if err := unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, c, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c)}); err != nil {
+		if err := unix.EpollCtl(s.ep, unix.EPOLL_CTL_ADD, c, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(c)}); err != nil {
 			return err
+		}
+	}
+}
+
+// drop closes fd, which also takes it out of the epoll.
+func (s *floorLoop) drop(fd int) {
+	unix.Close(fd)
+	s.conns[fd] = floorConn{carry: s.conns[fd].carry[:0]}
+}
+
+func (s *floorLoop) closeAll() {
+	for fd := range s.conns {
+		if s.conns[fd].open {
+			s.drop(fd)
 		}
 	}
 }
